@@ -1,0 +1,59 @@
+"""Tested building blocks for the course "Position in Transformers, from first principles".
+
+Layers (a lower module never imports a higher one)::
+
+    encodings  ->  attention  ->  transformer  ->  training
+    data, plots, exercises sit beside them.
+
+The two functions here are the ones every notebook calls first.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+
+import numpy as np
+import torch
+
+__all__ = ["seed_everything", "get_device", "__version__"]
+__version__ = "0.1.0"
+
+
+def seed_everything(seed: int = 0, *, deterministic: bool = True) -> None:
+    """Seed Python's, NumPy's and PyTorch's random generators in one call.
+
+    With ``deterministic=True`` PyTorch is also asked to use deterministic algorithms
+    (``warn_only`` so that an operation without one still runs). On the course's CPU
+    workloads this makes every printed number repeat exactly from run to run.
+    """
+    from ._checks import check_int
+
+    seed = check_int("seed", seed, minimum=0)
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)  # also seeds CUDA generators when CUDA is present
+    os.environ["PYTHONHASHSEED"] = str(seed)  # inherited by subprocesses
+    if deterministic:
+        torch.use_deterministic_algorithms(True, warn_only=True)
+        if torch.backends.cudnn.is_available():
+            torch.backends.cudnn.benchmark = False
+
+
+def get_device(prefer: str | None = None) -> torch.device:
+    """Return the best available device: CUDA, then Apple's MPS, else the CPU.
+
+    ``prefer="cpu"`` forces the CPU; the notebooks do that by default so that their printed
+    outputs are the same on every machine.
+    """
+    if prefer is not None:
+        from ._checks import check_choice
+
+        check_choice("prefer", prefer, ("cpu", "cuda", "mps"))
+        return torch.device(prefer)
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")

@@ -1,0 +1,105 @@
+"""Argument checks shared by every public helper.
+
+Each check raises ``TypeError`` for a value of the wrong kind and ``ValueError`` for a value of
+the right kind but out of range, and the message always names the argument, the bad value and
+what was expected, e.g. ``d_model must be an even positive integer, got 7``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import torch
+
+__all__ = [
+    "check_int",
+    "check_even",
+    "check_positive_float",
+    "check_probability",
+    "check_choice",
+    "check_tensor",
+]
+
+
+def check_int(name: str, value: object, minimum: int | None = None) -> int:
+    """Return ``value`` if it is an integer (not a bool) of at least ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r} of type {type(value).__name__}")
+    if minimum is not None and value < minimum:
+        bound = "positive" if minimum == 1 else f">= {minimum}"
+        if minimum == 0:
+            bound = "non-negative"
+        raise ValueError(f"{name} must be a {bound} integer, got {value!r}")
+    return int(value)
+
+
+def check_even(name: str, value: object) -> int:
+    """Return ``value`` if it is an even positive integer (sin/cos or rotary pairs need one)."""
+    value = check_int(name, value, minimum=1)
+    if value % 2:
+        raise ValueError(
+            f"{name} must be an even positive integer (dimensions come in pairs), got {value}"
+        )
+    return value
+
+
+def check_positive_float(name: str, value: object) -> float:
+    """Return ``value`` as a float if it is a real number > 0."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r} of type {type(value).__name__}")
+    if not value > 0:  # also rejects NaN
+        raise ValueError(f"{name} must be > 0, got {value!r}")
+    return float(value)
+
+
+def check_probability(name: str, value: object) -> float:
+    """Return ``value`` as a float if it lies in [0, 1) (a dropout rate, a smoothing factor)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r} of type {type(value).__name__}")
+    if not 0.0 <= value < 1.0:
+        raise ValueError(f"{name} must be in [0, 1), got {value!r}")
+    return float(value)
+
+
+def check_choice(name: str, value: object, choices: tuple[str, ...]) -> str:
+    """Return ``value`` if it is one of the strings in ``choices``."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, one of {choices}, got {value!r}")
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
+    return value
+
+
+def check_tensor(
+    name: str,
+    value: object,
+    *,
+    ndim: int | tuple[int, ...] | None = None,
+    min_ndim: int | None = None,
+    floating: bool = False,
+    integer: bool = False,
+    boolean: bool = False,
+) -> torch.Tensor:
+    """Return ``value`` if it is a ``torch.Tensor`` of the expected rank and dtype family."""
+    if not isinstance(value, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(value).__name__}")
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else ndim
+        if value.ndim not in allowed:
+            want = " or ".join(str(n) for n in allowed)
+            raise ValueError(
+                f"{name} must have {want} dimensions, got shape {tuple(value.shape)}"
+            )
+    if min_ndim is not None and value.ndim < min_ndim:
+        raise ValueError(
+            f"{name} must have at least {min_ndim} dimensions, got shape {tuple(value.shape)}"
+        )
+    if floating and not value.is_floating_point():
+        raise TypeError(f"{name} must be a floating-point tensor, got dtype {value.dtype}")
+    if integer and (value.is_floating_point() or value.is_complex() or value.dtype == torch.bool):
+        raise TypeError(f"{name} must be an integer (e.g. torch.long) tensor, got dtype {value.dtype}")
+    if boolean and value.dtype != torch.bool:
+        raise TypeError(
+            f"{name} must be a boolean tensor (True = may attend), got dtype {value.dtype}"
+        )
+    return value

@@ -1,0 +1,217 @@
+"""Scaled dot-product attention, masks and multi-head attention, written to be read.
+
+Mask convention used everywhere in the course: a boolean mask is **True where a query may
+attend to a key** (as in ``torch.nn.functional.scaled_dot_product_attention``).
+``torch.nn.MultiheadAttention`` uses the opposite polarity for its ``attn_mask`` and
+``key_padding_mask``; :func:`to_ignore_mask` converts a course mask to that convention.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ._checks import check_int, check_probability, check_tensor
+
+__all__ = [
+    "scaled_dot_product_attention",
+    "causal_mask",
+    "padding_mask",
+    "to_ignore_mask",
+    "MultiHeadAttention",
+]
+
+
+def _check_broadcasts_into(name: str, extra: torch.Tensor, scores_shape: torch.Size) -> None:
+    """Raise unless ``extra`` broadcasts to ``scores_shape`` without enlarging it."""
+    try:
+        fits = torch.broadcast_shapes(extra.shape, scores_shape) == scores_shape
+    except RuntimeError:
+        fits = False
+    if not fits:
+        raise ValueError(
+            f"{name} of shape {tuple(extra.shape)} does not broadcast to the attention scores "
+            f"of shape {tuple(scores_shape)} (..., L_q, L_k) without enlarging them"
+        )
+
+
+def scaled_dot_product_attention(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    mask: torch.Tensor | None = None,
+    dropout_p: float = 0.0,
+    bias: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``softmax(q k^T / sqrt(d_k) + bias)`` restricted by ``mask``, applied to ``v``.
+
+    Shapes: ``q (..., L_q, d_k)``, ``k (..., L_k, d_k)``, ``v (..., L_k, d_v)``; ``mask`` a
+    boolean tensor (True = may attend) and ``bias`` a float tensor, each broadcastable to
+    ``(..., L_q, L_k)``. Returns ``(output (..., L_q, d_v), weights (..., L_q, L_k))``.
+    A query row whose keys are all masked gets zero weights and a zero output, never NaN.
+    """
+    for name, x in (("q", q), ("k", k), ("v", v)):
+        check_tensor(name, x, min_ndim=2, floating=True)
+    dropout_p = check_probability("dropout_p", dropout_p)
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(
+            f"q and k must have the same last dimension d_k, got q {tuple(q.shape)} "
+            f"and k {tuple(k.shape)}"
+        )
+    if k.shape[:-1] != v.shape[:-1]:
+        raise ValueError(
+            f"k and v must agree on every dimension but the last (one value per key), "
+            f"got k {tuple(k.shape)} and v {tuple(v.shape)}"
+        )
+    if q.shape[:-2] != k.shape[:-2]:
+        raise ValueError(
+            f"q and k must have the same leading (batch, head) dimensions, got q "
+            f"{tuple(q.shape)} and k {tuple(k.shape)}"
+        )
+
+    d_k = q.shape[-1]
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)  # (..., L_q, L_k)
+    if bias is not None:
+        check_tensor("bias", bias, floating=True)
+        _check_broadcasts_into("bias", bias, scores.shape)
+        scores = scores + bias
+    if mask is not None:
+        check_tensor("mask", mask, boolean=True)
+        _check_broadcasts_into("mask", mask, scores.shape)
+        scores = scores.masked_fill(~mask, float("-inf"))
+        # A row with no visible key would be softmax(all -inf) = NaN: give it finite scores
+        # here and zero its weights below.
+        scores = scores.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
+    weights = torch.softmax(scores, dim=-1)
+    if mask is not None:
+        weights = weights.masked_fill(~mask, 0.0)
+    if dropout_p > 0.0:
+        weights = F.dropout(weights, p=dropout_p)
+    return weights @ v, weights  # (..., L_q, d_v), (..., L_q, L_k)
+
+
+def causal_mask(seq_len: int, device: torch.device | str | None = None) -> torch.Tensor:
+    """Boolean ``(seq_len, seq_len)`` mask, True on and below the diagonal.
+
+    Query ``i`` may attend to keys ``j <= i``: no position sees the future.
+    """
+    seq_len = check_int("seq_len", seq_len, minimum=1)
+    return torch.ones(seq_len, seq_len, dtype=torch.bool, device=device).tril()
+
+
+def padding_mask(tokens: torch.Tensor, pad_id: int) -> torch.Tensor:
+    """Boolean ``(batch, 1, 1, seq_len)`` mask, True for real tokens and False for padding.
+
+    The two singleton dimensions broadcast over heads and queries; combine with a causal mask
+    by a plain ``&``.
+    """
+    check_tensor("tokens", tokens, ndim=2, integer=True)
+    pad_id = check_int("pad_id", pad_id)
+    return (tokens != pad_id)[:, None, None, :]
+
+
+def to_ignore_mask(mask: torch.Tensor) -> torch.Tensor:
+    """Convert a course mask (True = may attend) to PyTorch's ``nn.MultiheadAttention``
+    convention (True = ignore this key), for its ``attn_mask`` and ``key_padding_mask``."""
+    check_tensor("mask", mask, boolean=True)
+    return ~mask
+
+
+class MultiHeadAttention(nn.Module):
+    """Multi-head attention, batch first, as in Vaswani et al. (2017), section 3.2.2.
+
+    ``d_model`` is split into ``num_heads`` heads of width ``d_k = d_model // num_heads``.
+    ``forward(query, key, value, mask=None)`` returns ``(output (B, L_q, d_model),
+    weights (B, num_heads, L_q, L_k))``; with ``need_weights=False`` it takes PyTorch's fused
+    kernel and returns ``weights=None``.
+    """
+
+    def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0, bias: bool = True):
+        super().__init__()
+        d_model = check_int("d_model", d_model, minimum=1)
+        num_heads = check_int("num_heads", num_heads, minimum=1)
+        if d_model % num_heads:
+            raise ValueError(
+                f"d_model must be divisible by num_heads, got d_model={d_model} and "
+                f"num_heads={num_heads}"
+            )
+        if not isinstance(bias, bool):
+            raise TypeError(f"bias must be a bool, got {bias!r}")
+        self.d_model = d_model
+        self.num_heads = num_heads
+        self.d_k = d_model // num_heads
+        self.dropout = check_probability("dropout", dropout)
+        self.q_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.k_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.v_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.out_proj = nn.Linear(d_model, d_model, bias=bias)
+
+    def _split_heads(self, x: torch.Tensor) -> torch.Tensor:
+        batch, length, _ = x.shape
+        x = x.view(batch, length, self.num_heads, self.d_k)  # (B, L, H, d_k)
+        return x.transpose(1, 2)  # (B, H, L, d_k)
+
+    def _merge_heads(self, x: torch.Tensor) -> torch.Tensor:
+        batch, _, length, _ = x.shape
+        x = x.transpose(1, 2)  # (B, L, H, d_k)
+        return x.reshape(batch, length, self.d_model)  # (B, L, d_model)
+
+    def _check_inputs(self, query, key, value) -> None:
+        for name, x in (("query", query), ("key", key), ("value", value)):
+            check_tensor(name, x, ndim=3, floating=True)
+            if x.shape[-1] != self.d_model:
+                raise ValueError(
+                    f"{name} must have last dimension d_model={self.d_model}, "
+                    f"got shape {tuple(x.shape)}"
+                )
+        if key.shape[:2] != value.shape[:2] or query.shape[0] != key.shape[0]:
+            raise ValueError(
+                "query, key and value must share the batch size and key and value the length, "
+                f"got query {tuple(query.shape)}, key {tuple(key.shape)}, value {tuple(value.shape)}"
+            )
+
+    def forward(
+        self,
+        query: torch.Tensor,
+        key: torch.Tensor,
+        value: torch.Tensor,
+        mask: torch.Tensor | None = None,
+        need_weights: bool = True,
+        attn_bias: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Attend from ``query (B, L_q, d_model)`` to ``key``/``value (B, L_k, d_model)``.
+
+        ``mask``: boolean, True = may attend, broadcastable to ``(B, num_heads, L_q, L_k)``.
+        ``attn_bias``: optional additive float bias of the same broadcast shape (ALiBi).
+        """
+        self._check_inputs(query, key, value)
+        q = self._split_heads(self.q_proj(query))  # (B, H, L_q, d_k)
+        k = self._split_heads(self.k_proj(key))  # (B, H, L_k, d_k)
+        v = self._split_heads(self.v_proj(value))  # (B, H, L_k, d_k)
+        dropout_p = self.dropout if self.training else 0.0
+        if need_weights:
+            out, weights = scaled_dot_product_attention(q, k, v, mask, dropout_p, attn_bias)
+        else:
+            out, weights = _fused_attention(q, k, v, mask, dropout_p, attn_bias), None
+        return self.out_proj(self._merge_heads(out)), weights
+
+
+def _fused_attention(q, k, v, mask, dropout_p, bias) -> torch.Tensor:
+    """PyTorch's fused kernel with the course's guarantees (checked shapes, no NaN rows)."""
+    scores_shape = q.shape[:-1] + k.shape[-2:-1]  # (B, H, L_q, L_k)
+    attn_mask = None
+    if mask is not None:
+        check_tensor("mask", mask, boolean=True)
+        _check_broadcasts_into("mask", mask, scores_shape)
+        attn_mask = mask
+    if bias is not None:
+        check_tensor("bias", bias, floating=True)
+        _check_broadcasts_into("bias", bias, scores_shape)
+        attn_mask = bias if mask is None else torch.where(mask, bias, float("-inf"))
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, dropout_p=dropout_p)
+    if mask is not None:  # rows with no visible key: zeros, as in the readable path
+        out = out.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
+    return out

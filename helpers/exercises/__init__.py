@@ -1,0 +1,11 @@
+"""Exercise checkers with instant feedback.
+
+Each ``check_*`` function takes the learner's function, runs it on hidden cases, prints a
+verdict (with the first difference and a hint on failure) and returns True only when every
+case passes. Call it with your function, e.g. ``check_sinusoidal(my_encoding)``.
+"""
+
+from ._core import Case, Mistake, as_numpy, run_checker
+from .encodings import check_sinusoidal
+
+__all__ = ["Case", "Mistake", "as_numpy", "run_checker", "check_sinusoidal"]

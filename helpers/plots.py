@@ -1,0 +1,92 @@
+"""Plotting with one look across the course.
+
+Two colour maps, both readable with colour-vision deficiency: a diverging map centred on 0 for
+encodings (values in [-1, 1]) and a perceptually uniform sequential map for attention weights.
+Every function returns the data it drew, so tests and notebook checks can assert a figure's
+numbers (nbval compares text, not images).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+__all__ = [
+    "ENCODING_CMAP",
+    "ATTENTION_CMAP",
+    "set_style",
+    "plot_encoding",
+    "plot_attention",
+]
+
+ENCODING_CMAP = "RdBu_r"  # diverging, centred on 0: blue negative, red positive
+ATTENTION_CMAP = "viridis"  # sequential, perceptually uniform
+
+
+def set_style(dpi: int = 80) -> None:
+    """Course-wide figure style: readable on a projector, light in a committed notebook."""
+    plt.rcParams.update(
+        {
+            "figure.figsize": (7.0, 3.6),
+            "figure.dpi": dpi,
+            "savefig.dpi": dpi,
+            "font.size": 11,
+            "axes.titlesize": 12,
+            "axes.labelsize": 11,
+            "axes.grid": False,
+            "image.cmap": ATTENTION_CMAP,
+        }
+    )
+
+
+def _as_numpy(values) -> np.ndarray:
+    if hasattr(values, "detach"):
+        values = values.detach().cpu().numpy()
+    return np.asarray(values)
+
+
+def plot_encoding(
+    pe,
+    ax: plt.Axes | None = None,
+    title: str = "Positional encoding",
+    xlabel: str = "dimension i",
+    ylabel: str = "position t",
+) -> np.ndarray:
+    """Heatmap of an encoding table ``(num_positions, d_model)``; returns the array drawn."""
+    data = _as_numpy(pe)
+    if data.ndim != 2:
+        raise ValueError(f"pe must be a 2-D table (positions, dimensions), got shape {data.shape}")
+    if ax is None:
+        _, ax = plt.subplots()
+    image = ax.imshow(data, cmap=ENCODING_CMAP, vmin=-1, vmax=1, aspect="auto",
+                      interpolation="nearest")
+    ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
+    ax.figure.colorbar(image, ax=ax, label="value")
+    return data
+
+
+def plot_attention(
+    weights,
+    queries: Sequence[str] | None = None,
+    keys: Sequence[str] | None = None,
+    ax: plt.Axes | None = None,
+    title: str = "Attention weights",
+    colorbar: bool = True,
+) -> np.ndarray:
+    """Heatmap of attention weights ``(L_q, L_k)`` with optional token labels."""
+    data = _as_numpy(weights)
+    if data.ndim != 2:
+        raise ValueError(f"weights must be 2-D (L_q, L_k), got shape {data.shape}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.2, 3.6))
+    image = ax.imshow(data, cmap=ATTENTION_CMAP, vmin=0, vmax=1, interpolation="nearest")
+    ax.set(title=title, xlabel="key", ylabel="query")
+    if keys is not None:
+        ax.set_xticks(range(len(keys)), labels=list(keys), rotation=90)
+    if queries is not None:
+        ax.set_yticks(range(len(queries)), labels=list(queries))
+    if colorbar:
+        ax.figure.colorbar(image, ax=ax, label="weight")
+    return data
