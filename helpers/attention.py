@@ -56,6 +56,10 @@ def scaled_dot_product_attention(
     for name, x in (("q", q), ("k", k), ("v", v)):
         check_tensor(name, x, min_ndim=2, floating=True)
     dropout_p = check_probability("dropout_p", dropout_p)
+    if not q.dtype == k.dtype == v.dtype:
+        raise TypeError(
+            f"q, k and v must share one dtype, got q {q.dtype}, k {k.dtype} and v {v.dtype}"
+        )
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(
             f"q and k must have the same last dimension d_k, got q {tuple(q.shape)} "
@@ -188,6 +192,12 @@ class MultiHeadAttention(nn.Module):
         ``attn_bias``: optional additive float bias of the same broadcast shape (ALiBi).
         """
         self._check_inputs(query, key, value)
+        if mask is not None and mask.ndim == 3 and mask.shape[0] != 1:
+            # (B, L_q, L_k) would line up B with the heads axis and broadcast silently wrong.
+            raise ValueError(
+                f"mask of shape {tuple(mask.shape)} is ambiguous: a 3-D mask lines up its first "
+                f"dimension with the heads, not the batch; give (B, 1, L_q, L_k) or (L_q, L_k)"
+            )
         q = self._split_heads(self.q_proj(query))  # (B, H, L_q, d_k)
         k = self._split_heads(self.k_proj(key))  # (B, H, L_k, d_k)
         v = self._split_heads(self.v_proj(value))  # (B, H, L_k, d_k)
@@ -206,11 +216,13 @@ def _fused_attention(q, k, v, mask, dropout_p, bias) -> torch.Tensor:
     if mask is not None:
         check_tensor("mask", mask, boolean=True)
         _check_broadcasts_into("mask", mask, scores_shape)
-        attn_mask = mask
+        # Open rows with no visible key, so that no kernel meets softmax(all -inf) = NaN
+        # (forward or backward); their output is zeroed below.
+        attn_mask = mask | ~mask.any(dim=-1, keepdim=True)
     if bias is not None:
         check_tensor("bias", bias, floating=True)
         _check_broadcasts_into("bias", bias, scores_shape)
-        attn_mask = bias if mask is None else torch.where(mask, bias, float("-inf"))
+        attn_mask = bias if mask is None else torch.where(attn_mask, bias, float("-inf"))
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, dropout_p=dropout_p)
     if mask is not None:  # rows with no visible key: zeros, as in the readable path
         out = out.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
