@@ -192,12 +192,15 @@ class MultiHeadAttention(nn.Module):
         ``attn_bias``: optional additive float bias of the same broadcast shape (ALiBi).
         """
         self._check_inputs(query, key, value)
-        if mask is not None and mask.ndim == 3 and mask.shape[0] != 1:
-            # (B, L_q, L_k) would line up B with the heads axis and broadcast silently wrong.
-            raise ValueError(
-                f"mask of shape {tuple(mask.shape)} is ambiguous: a 3-D mask lines up its first "
-                f"dimension with the heads, not the batch; give (B, 1, L_q, L_k) or (L_q, L_k)"
-            )
+        if mask is not None:
+            check_tensor("mask", mask, boolean=True)
+            if mask.ndim == 3 and mask.shape[0] != 1:
+                # (B, L_q, L_k) would line B up with the heads axis and broadcast silently wrong.
+                raise ValueError(
+                    f"mask of shape {tuple(mask.shape)} is ambiguous: a 3-D mask lines up its "
+                    f"first dimension with the heads, not the batch; give (B, 1, L_q, L_k) or "
+                    f"(L_q, L_k)"
+                )
         q = self._split_heads(self.q_proj(query))  # (B, H, L_q, d_k)
         k = self._split_heads(self.k_proj(key))  # (B, H, L_k, d_k)
         v = self._split_heads(self.v_proj(value))  # (B, H, L_k, d_k)
