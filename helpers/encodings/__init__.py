@@ -7,6 +7,21 @@
 Everything public is re-exported here, so notebooks write ``from helpers.encodings import ...``.
 """
 
-from .sinusoidal import frequencies, sinusoidal_encoding
+from .embedding import POSITIONAL_KINDS, TokenAndPositionEmbedding
+from .learned import LearnedPositionalEmbedding
+from .sinusoidal import (
+    SinusoidalPositionalEncoding,
+    frequencies,
+    offset_matrix,
+    sinusoidal_encoding,
+)
 
-__all__ = ["frequencies", "sinusoidal_encoding"]
+__all__ = [
+    "frequencies",
+    "sinusoidal_encoding",
+    "SinusoidalPositionalEncoding",
+    "offset_matrix",
+    "LearnedPositionalEmbedding",
+    "TokenAndPositionEmbedding",
+    "POSITIONAL_KINDS",
+]

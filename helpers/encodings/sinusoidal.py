@@ -8,11 +8,21 @@ pair index ``k`` in ``0 .. d_model/2 - 1`` and angular frequency
 
 from __future__ import annotations
 
+import math
+import numbers
+
 import numpy as np
+import torch
+from torch import nn
 
-from .._checks import check_even, check_int, check_positive_float
+from .._checks import check_even, check_int, check_positive_float, check_probability, check_tensor
 
-__all__ = ["frequencies", "sinusoidal_encoding"]
+__all__ = [
+    "frequencies",
+    "sinusoidal_encoding",
+    "SinusoidalPositionalEncoding",
+    "offset_matrix",
+]
 
 
 def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
@@ -41,3 +51,71 @@ def sinusoidal_encoding(num_positions: int, d_model: int, base: float = 10000.0)
     pe[:, 0::2] = np.sin(angles)
     pe[:, 1::2] = np.cos(angles)
     return pe
+
+
+class SinusoidalPositionalEncoding(nn.Module):
+    """Adds the fixed sinusoidal encoding to a batch of vectors, then applies dropout.
+
+    ``forward(x)`` takes ``x`` of shape ``(batch, seq_len, d_model)`` and returns
+    ``dropout(x + PE[:seq_len])``, the order of section 5.4 of the paper (dropout on the sum).
+    The table ``PE`` (``max_len, d_model``) is computed once and kept in a registered,
+    non-persistent buffer named ``pe``: it follows ``.to(device)`` and ``.double()`` like a
+    parameter, is never trained, and stays out of ``state_dict`` (it can always be recomputed).
+    """
+
+    pe: torch.Tensor
+
+    def __init__(
+        self, d_model: int, max_len: int = 512, base: float = 10000.0, dropout: float = 0.0
+    ) -> None:
+        super().__init__()
+        self.d_model = check_even("d_model", d_model)
+        self.max_len = check_int("max_len", max_len, minimum=1)
+        self.base = check_positive_float("base", base)
+        self.dropout = nn.Dropout(check_probability("dropout", dropout))
+        table = sinusoidal_encoding(self.max_len, self.d_model, self.base)  # float64
+        pe = torch.tensor(table, dtype=torch.get_default_dtype())  # (max_len, d_model)
+        self.register_buffer("pe", pe, persistent=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """``x (batch, seq_len, d_model)`` -> ``dropout(x + PE[:seq_len])``, same shape and dtype."""
+        check_tensor("x", x, ndim=3, floating=True)
+        seq_len = x.shape[1]
+        if x.shape[-1] != self.d_model:
+            raise ValueError(
+                f"x must have last dimension d_model={self.d_model}, got shape {tuple(x.shape)}"
+            )
+        if seq_len > self.max_len:
+            raise ValueError(
+                f"seq_len={seq_len} is longer than max_len={self.max_len}: build the module "
+                f"with a larger max_len (the formula works for any position)"
+            )
+        return self.dropout(x + self.pe[:seq_len].to(dtype=x.dtype))  # (batch, seq_len, d_model)
+
+    def extra_repr(self) -> str:
+        return f"d_model={self.d_model}, max_len={self.max_len}, base={self.base:g}"
+
+
+def offset_matrix(offset: float, d_model: int, base: float = 10000.0) -> np.ndarray:
+    """The matrix ``M(phi)`` of shape ``(d_model, d_model)`` with ``M(phi) @ PE[t] == PE[t + phi]``.
+
+    Block diagonal: pair ``k`` gets the 2x2 block ``[[cos(omega_k phi), sin(omega_k phi)],
+    [-sin(omega_k phi), cos(omega_k phi)]]`` acting on ``(sin(omega_k t), cos(omega_k t))``, a
+    rotation by ``-omega_k phi`` in the (sin, cos) plane. It does not depend on ``t``; ``phi`` may
+    be negative or fractional. ``M(phi)`` is orthogonal and ``M(a) @ M(b) == M(a + b)``.
+    """
+    if isinstance(offset, bool) or not isinstance(offset, numbers.Real):
+        raise TypeError(
+            f"offset must be a real number, got {offset!r} of type {type(offset).__name__}"
+        )
+    if not math.isfinite(offset):
+        raise ValueError(f"offset must be finite, got {offset!r}")
+    angles = frequencies(d_model, base) * float(offset)  # (d_model/2,): omega_k * phi
+    cos, sin = np.cos(angles), np.sin(angles)
+    m = np.zeros((d_model, d_model), dtype=np.float64)
+    even = np.arange(0, d_model, 2)  # row/column 2k holds sin, 2k+1 holds cos
+    m[even, even] = cos  # sin(w(t+phi)) = cos(w phi) sin(w t) + sin(w phi) cos(w t)
+    m[even, even + 1] = sin
+    m[even + 1, even] = -sin  # cos(w(t+phi)) = -sin(w phi) sin(w t) + cos(w phi) cos(w t)
+    m[even + 1, even + 1] = cos
+    return m

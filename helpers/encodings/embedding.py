@@ -1,0 +1,103 @@
+"""Token embedding plus position: the first layer of a Transformer (paper, sections 3.4-3.5).
+
+``TokenAndPositionEmbedding`` turns token ids ``(batch, seq_len)`` into vectors
+``(batch, seq_len, d_model)``: look up each token's row, scale it by ``sqrt(d_model)``, add the
+position signal (for absolute schemes) and apply dropout to the sum.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from .._checks import check_choice, check_int, check_probability, check_tensor
+from .learned import LearnedPositionalEmbedding
+from .sinusoidal import SinusoidalPositionalEncoding
+
+__all__ = ["TokenAndPositionEmbedding", "POSITIONAL_KINDS"]
+
+POSITIONAL_KINDS = ("sinusoidal", "learned", "none", "rope", "alibi", "relative")
+"""Absolute kinds ("sinusoidal", "learned") add a vector here; the others add nothing here:
+with "rope", "alibi" and "relative" position enters inside attention, with "none" nowhere."""
+
+# Entries of the sinusoidal table have mean 0 and variance 1/2 (sin^2 and cos^2 average to 1/2);
+# a learned table starts with the same spread so that the two absolute kinds differ only in
+# whether the table is trained.
+_LEARNED_INIT_STD = math.sqrt(0.5)
+
+
+class TokenAndPositionEmbedding(nn.Module):
+    """``tokens (batch, seq_len)`` -> ``dropout(E[tokens] * sqrt(d_model) + P[:seq_len])``.
+
+    ``positional`` picks ``P``: "sinusoidal" (fixed table), "learned" (trained table of
+    ``max_len`` rows), or "none", "rope", "alibi", "relative", which add nothing here.
+
+    Initialisation: token rows are drawn from ``N(0, 1/d_model)``, so the scaled embedding
+    ``sqrt(d_model) * E[token]`` has entries of variance 1 and a norm of about
+    ``sqrt(d_model)``, comparable with the sinusoidal encoding (entries of variance 1/2, norm
+    ``sqrt(d_model/2)``). PyTorch's default ``N(0, 1)`` would make the scaled embedding
+    ``sqrt(d_model)`` times larger and swamp the position signal. The row of ``padding_idx``
+    (if given) is zero and receives no gradient.
+
+    Attributes: ``token_embedding`` (``nn.Embedding``), ``position`` (the position module, or
+    None when nothing is added here), ``dropout``, ``d_model``, ``max_len``, ``positional``.
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        d_model: int,
+        max_len: int = 512,
+        positional: str = "sinusoidal",
+        dropout: float = 0.0,
+        padding_idx: int | None = None,
+    ) -> None:
+        super().__init__()
+        self.vocab_size = check_int("vocab_size", vocab_size, minimum=1)
+        self.d_model = check_int("d_model", d_model, minimum=1)
+        self.max_len = check_int("max_len", max_len, minimum=1)
+        self.positional = check_choice("positional", positional, POSITIONAL_KINDS)
+        if padding_idx is not None:
+            padding_idx = check_int("padding_idx", padding_idx, minimum=0)
+            if padding_idx >= self.vocab_size:
+                raise ValueError(
+                    f"padding_idx must be < vocab_size={self.vocab_size}, got {padding_idx}"
+                )
+        self.padding_idx = padding_idx
+        self.token_embedding = nn.Embedding(self.vocab_size, self.d_model, padding_idx=padding_idx)
+        self.position: nn.Module | None = None
+        if positional == "sinusoidal":  # d_model must be even: checked by the module
+            self.position = SinusoidalPositionalEncoding(self.d_model, self.max_len)
+        elif positional == "learned":
+            self.position = LearnedPositionalEmbedding(
+                self.max_len, self.d_model, init_std=_LEARNED_INIT_STD
+            )
+        self.dropout = nn.Dropout(check_probability("dropout", dropout))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Token rows from ``N(0, 1/d_model)`` (padding row zero); learned positions redrawn."""
+        nn.init.normal_(self.token_embedding.weight, mean=0.0, std=self.d_model**-0.5)
+        if self.padding_idx is not None:
+            with torch.no_grad():
+                self.token_embedding.weight[self.padding_idx].zero_()
+        if isinstance(self.position, LearnedPositionalEmbedding):
+            self.position.reset_parameters()
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """``tokens (batch, seq_len)`` integer ids -> ``(batch, seq_len, d_model)`` floats."""
+        check_tensor("tokens", tokens, ndim=2, integer=True)
+        if tokens.numel() and (tokens.min() < 0 or tokens.max() >= self.vocab_size):
+            raise ValueError(
+                f"tokens must lie in [0, vocab_size={self.vocab_size}), got values from "
+                f"{int(tokens.min())} to {int(tokens.max())}"
+            )
+        x = self.token_embedding(tokens) * math.sqrt(self.d_model)  # (batch, seq_len, d_model)
+        if self.position is not None:
+            x = self.position(x)  # adds P[:seq_len]; raises past max_len
+        return self.dropout(x)
+
+    def extra_repr(self) -> str:
+        return f"positional={self.positional!r}"
