@@ -10,6 +10,7 @@ The two functions here are the ones every notebook calls first.
 
 from __future__ import annotations
 
+import importlib
 import os
 import random
 
@@ -18,6 +19,26 @@ import torch
 
 __all__ = ["seed_everything", "get_device", "__version__"]
 __version__ = "0.1.0"
+
+# Submodules load on first use, so `import helpers` stays fast and `helpers.plots.set_style()`
+# works without a separate import.
+_SUBMODULES = (
+    "attention",
+    "check_env",
+    "data",
+    "encodings",
+    "exercises",
+    "plots",
+    "training",
+    "transformer",
+    "widgets",
+)
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'helpers' has no attribute {name!r}")
 
 
 def seed_everything(seed: int = 0, *, deterministic: bool = True) -> None:
@@ -31,7 +52,7 @@ def seed_everything(seed: int = 0, *, deterministic: bool = True) -> None:
 
     seed = check_int("seed", seed, minimum=0)
     random.seed(seed)
-    np.random.seed(seed)
+    np.random.seed(seed)  # noqa: NPY002 -- learners call the legacy global np.random API
     torch.manual_seed(seed)  # also seeds CUDA generators when CUDA is present
     os.environ["PYTHONHASHSEED"] = str(seed)  # inherited by subprocesses
     if deterministic:
