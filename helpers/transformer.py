@@ -1,0 +1,637 @@
+"""The Transformer of Vaswani et al. (2017), assembled from the course's parts, batch first.
+
+Pieces, bottom up::
+
+    FeedForward        FFN(x) = W_2 ReLU(W_1 x + b_1) + b_2, at every position separately
+    EncoderLayer       self-attention, then feed-forward; each in a residual connection + LayerNorm
+    DecoderLayer       masked self-attention, cross-attention to the encoder, feed-forward
+    Transformer        embeddings + position, N encoder layers, N decoder layers, output projection
+    DecoderOnlyTransformer   a causal language model: embeddings + N causal layers + projection
+
+Residual connections come in two flavours: post-LN, ``x = LayerNorm(x + Dropout(sublayer(x)))``,
+as in the paper, and pre-LN (``norm_first=True``), ``x = x + Dropout(sublayer(LayerNorm(x)))``,
+which then needs one final LayerNorm after the stack (as ``torch.nn.Transformer`` does).
+
+Position (argument ``positional``) enters in one of two places: "sinusoidal" and "learned" add a
+vector to the token embedding (``helpers.encodings.TokenAndPositionEmbedding``); "rope",
+"alibi" and "relative" act inside self-attention (see :func:`_self_attention_options` and
+:func:`_self_attention_bias`, the only two places that know about them); "none" uses no position.
+Cross-attention never gets a positional term: its queries and keys live in different sequences.
+
+Masks follow the course convention: boolean, True = may attend.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from ._checks import check_choice, check_int, check_probability, check_tensor
+from .attention import MultiHeadAttention, causal_mask, to_ignore_mask
+from .encodings import POSITIONAL_KINDS, TokenAndPositionEmbedding, alibi_bias
+
+__all__ = [
+    "POSITIONAL_KINDS",
+    "FeedForward",
+    "EncoderLayer",
+    "DecoderLayer",
+    "Transformer",
+    "DecoderOnlyTransformer",
+    "TorchReferenceTransformer",
+    "greedy_decode",
+    "count_parameters",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# Where position enters attention: the only two functions that know the positional schemes.
+# --------------------------------------------------------------------------------------------
+
+
+def _self_attention_options(positional: str, relative_max_distance: int) -> dict:
+    """Keyword arguments for the self-attention ``MultiHeadAttention`` of a model.
+
+    "rope" rotates queries and keys after their projection; "relative" gives attention learned
+    vectors for the clipped offsets ``j - i`` (Shaw et al., 2018). Other schemes need nothing.
+    """
+    if positional == "rope":
+        return {"rotary": True}
+    if positional == "relative":
+        return {"relative_max_distance": relative_max_distance}
+    return {}
+
+
+def _self_attention_bias(
+    positional: str, seq_len: int, num_heads: int, like: torch.Tensor
+) -> torch.Tensor | None:
+    """ALiBi's additive bias ``-m_h |i - j|`` of shape ``(num_heads, seq_len, seq_len)``, or None.
+
+    In a causal self-attention the mask removes ``j > i``, leaving the paper's ``-m_h (i - j)``.
+    """
+    if positional != "alibi":
+        return None
+    return alibi_bias(seq_len, num_heads, device=like.device).to(like.dtype)
+
+
+# --------------------------------------------------------------------------------------------
+# Blocks
+# --------------------------------------------------------------------------------------------
+
+
+class FeedForward(nn.Module):
+    """Position-wise feed-forward network (paper, equation 2), with dropout on the hidden layer.
+
+    ``(batch, seq_len, d_model) -> (batch, seq_len, d_model)`` through a hidden width ``d_ff``;
+    the same two linear maps are applied at every position, independently.
+    """
+
+    def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0) -> None:
+        super().__init__()
+        d_model = check_int("d_model", d_model, minimum=1)
+        d_ff = check_int("d_ff", d_ff, minimum=1)
+        self.linear1 = nn.Linear(d_model, d_ff)
+        self.linear2 = nn.Linear(d_ff, d_model)
+        self.dropout = nn.Dropout(check_probability("dropout", dropout))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        hidden = torch.relu(self.linear1(x))  # (batch, seq_len, d_ff)
+        return self.linear2(self.dropout(hidden))  # (batch, seq_len, d_model)
+
+
+def _check_layer_args(d_model: int, num_heads: int, d_ff: int, dropout: float, norm_first):
+    check_int("d_model", d_model, minimum=1)
+    check_int("num_heads", num_heads, minimum=1)
+    if d_model % num_heads:
+        raise ValueError(
+            f"d_model must be divisible by num_heads, got d_model={d_model} and "
+            f"num_heads={num_heads}"
+        )
+    check_int("d_ff", d_ff, minimum=1)
+    check_probability("dropout", dropout)
+    if not isinstance(norm_first, bool):
+        raise TypeError(f"norm_first must be a bool, got {norm_first!r}")
+
+
+class EncoderLayer(nn.Module):
+    """Self-attention then feed-forward, each wrapped in a residual connection and LayerNorm.
+
+    ``forward(x (B, L, d_model), mask=None, attn_bias=None, need_weights=False)`` returns
+    ``(x (B, L, d_model), weights (B, num_heads, L, L) or None)``. With a causal ``mask`` this is
+    also the layer of a decoder-only model. ``rotary`` and ``relative_max_distance`` are passed
+    to the self-attention (see ``helpers.attention.MultiHeadAttention``).
+    """
+
+    def __init__(
+        self,
+        d_model: int,
+        num_heads: int,
+        d_ff: int,
+        dropout: float = 0.0,
+        norm_first: bool = False,
+        **self_attention_options,
+    ) -> None:
+        super().__init__()
+        _check_layer_args(d_model, num_heads, d_ff, dropout, norm_first)
+        self.norm_first = norm_first
+        self.self_attn = MultiHeadAttention(d_model, num_heads, dropout, **self_attention_options)
+        self.feed_forward = FeedForward(d_model, d_ff, dropout)
+        self.norm1 = nn.LayerNorm(d_model)
+        self.norm2 = nn.LayerNorm(d_model)
+        self.dropout1 = nn.Dropout(dropout)
+        self.dropout2 = nn.Dropout(dropout)
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        mask: torch.Tensor | None = None,
+        attn_bias: torch.Tensor | None = None,
+        need_weights: bool = False,
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        if self.norm_first:  # pre-LN: x + Dropout(sublayer(LayerNorm(x)))
+            h = self.norm1(x)
+            a, weights = self.self_attn(h, h, h, mask, need_weights, attn_bias)
+            x = x + self.dropout1(a)
+            x = x + self.dropout2(self.feed_forward(self.norm2(x)))
+        else:  # post-LN: LayerNorm(x + Dropout(sublayer(x)))
+            a, weights = self.self_attn(x, x, x, mask, need_weights, attn_bias)
+            x = self.norm1(x + self.dropout1(a))
+            x = self.norm2(x + self.dropout2(self.feed_forward(x)))
+        return x, weights  # (B, L, d_model), (B, H, L, L) or None
+
+
+class DecoderLayer(nn.Module):
+    """Masked self-attention, cross-attention to the encoder output, feed-forward; each in a
+    residual connection with LayerNorm.
+
+    ``forward(x (B, T, d_model), memory (B, S, d_model), self_mask=None, memory_mask=None,
+    attn_bias=None, need_weights=False)`` returns ``(x (B, T, d_model), self_weights
+    (B, H, T, T), cross_weights (B, H, T, S))`` (weights None unless ``need_weights``).
+    ``self_mask`` should contain the causal mask; :class:`Transformer` always adds it.
+    """
+
+    def __init__(
+        self,
+        d_model: int,
+        num_heads: int,
+        d_ff: int,
+        dropout: float = 0.0,
+        norm_first: bool = False,
+        **self_attention_options,
+    ) -> None:
+        super().__init__()
+        _check_layer_args(d_model, num_heads, d_ff, dropout, norm_first)
+        self.norm_first = norm_first
+        self.self_attn = MultiHeadAttention(d_model, num_heads, dropout, **self_attention_options)
+        self.cross_attn = MultiHeadAttention(d_model, num_heads, dropout)
+        self.feed_forward = FeedForward(d_model, d_ff, dropout)
+        self.norm1 = nn.LayerNorm(d_model)
+        self.norm2 = nn.LayerNorm(d_model)
+        self.norm3 = nn.LayerNorm(d_model)
+        self.dropout1 = nn.Dropout(dropout)
+        self.dropout2 = nn.Dropout(dropout)
+        self.dropout3 = nn.Dropout(dropout)
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        memory: torch.Tensor,
+        self_mask: torch.Tensor | None = None,
+        memory_mask: torch.Tensor | None = None,
+        attn_bias: torch.Tensor | None = None,
+        need_weights: bool = False,
+    ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
+        if self.norm_first:
+            h = self.norm1(x)
+            a, self_weights = self.self_attn(h, h, h, self_mask, need_weights, attn_bias)
+            x = x + self.dropout1(a)
+            h = self.norm2(x)  # queries from the decoder, keys and values from the encoder
+            a, cross_weights = self.cross_attn(h, memory, memory, memory_mask, need_weights)
+            x = x + self.dropout2(a)
+            x = x + self.dropout3(self.feed_forward(self.norm3(x)))
+        else:
+            a, self_weights = self.self_attn(x, x, x, self_mask, need_weights, attn_bias)
+            x = self.norm1(x + self.dropout1(a))
+            a, cross_weights = self.cross_attn(x, memory, memory, memory_mask, need_weights)
+            x = self.norm2(x + self.dropout2(a))
+            x = self.norm3(x + self.dropout3(self.feed_forward(x)))
+        return x, self_weights, cross_weights
+
+
+# --------------------------------------------------------------------------------------------
+# Models
+# --------------------------------------------------------------------------------------------
+
+
+def _check_model_args(d_model, num_heads, num_layers, d_ff, dropout, max_len, positional):
+    """Validate the shared model arguments; return the positional scheme."""
+    _check_layer_args(d_model, num_heads, d_ff, dropout, False)
+    check_int("num_layers", num_layers, minimum=1)
+    check_int("max_len", max_len, minimum=1)
+    positional = check_choice("positional", positional, POSITIONAL_KINDS)
+    if positional in ("sinusoidal", "rope") and d_model % 2:
+        raise ValueError(f"d_model must be even for positional={positional!r}, got {d_model}")
+    if positional == "rope" and (d_model // num_heads) % 2:
+        raise ValueError(
+            f"d_model / num_heads (the head width d_k) must be even for rotary embeddings, "
+            f"got d_model={d_model} and num_heads={num_heads}"
+        )
+    return positional
+
+
+def _check_mask(name: str, mask: torch.Tensor | None, shape: tuple[int, ...]) -> None:
+    """Raise unless ``mask`` is None or a boolean tensor broadcastable to ``shape``."""
+    if mask is None:
+        return
+    check_tensor(name, mask, boolean=True)
+    try:
+        fits = torch.broadcast_shapes(mask.shape, shape) == shape
+    except RuntimeError:
+        fits = False
+    if not fits:
+        raise ValueError(
+            f"{name} of shape {tuple(mask.shape)} must broadcast to {shape} "
+            f"(batch, 1, queries, keys)"
+        )
+
+
+def _xavier_init(modules: list[nn.Module]) -> None:
+    """Xavier-uniform weight matrices, as the Annotated Transformer and torch.nn.Transformer."""
+    for module in modules:
+        for parameter in module.parameters():
+            if parameter.dim() > 1:
+                nn.init.xavier_uniform_(parameter)
+
+
+class Transformer(nn.Module):
+    """Encoder-decoder Transformer (Vaswani et al., 2017), batch first.
+
+    ``forward(src (B, S), tgt (B, T), src_mask=None, tgt_mask=None)`` returns logits
+    ``(B, T, tgt_vocab_size)``: ``logits[:, t]`` scores the token that follows ``tgt[:, :t+1]``.
+
+    - ``src_mask``: boolean, broadcastable to ``(B, 1, 1, S)`` (e.g.
+      ``helpers.attention.padding_mask(src, pad_id)``); used by the encoder's self-attention and
+      by the decoder's cross-attention.
+    - ``tgt_mask``: boolean, broadcastable to ``(B, 1, T, T)``; the decoder always combines it
+      with the causal mask, so leaving it out can never leak the future.
+
+    ``encode`` and ``decode`` run the two halves separately (for greedy decoding); with
+    ``return_attention=True`` they also return every layer's attention weights.
+    ``norm_first=True`` gives pre-LN layers and a final LayerNorm after each stack.
+    """
+
+    def __init__(
+        self,
+        src_vocab_size: int,
+        tgt_vocab_size: int,
+        d_model: int = 64,
+        num_heads: int = 4,
+        num_layers: int = 2,
+        d_ff: int = 256,
+        dropout: float = 0.1,
+        max_len: int = 512,
+        positional: str = "sinusoidal",
+        norm_first: bool = False,
+        *,
+        relative_max_distance: int = 16,
+    ) -> None:
+        super().__init__()
+        check_int("src_vocab_size", src_vocab_size, minimum=1)
+        check_int("tgt_vocab_size", tgt_vocab_size, minimum=1)
+        positional = _check_model_args(
+            d_model, num_heads, num_layers, d_ff, dropout, max_len, positional
+        )
+        if not isinstance(norm_first, bool):
+            raise TypeError(f"norm_first must be a bool, got {norm_first!r}")
+        relative_max_distance = check_int("relative_max_distance", relative_max_distance, 1)
+        self.d_model, self.num_heads, self.num_layers = d_model, num_heads, num_layers
+        self.positional, self.norm_first = positional, norm_first
+
+        self.src_embedding = TokenAndPositionEmbedding(
+            src_vocab_size, d_model, max_len, positional, dropout
+        )
+        self.tgt_embedding = TokenAndPositionEmbedding(
+            tgt_vocab_size, d_model, max_len, positional, dropout
+        )
+        options = _self_attention_options(positional, relative_max_distance)
+        layer_args = (d_model, num_heads, d_ff, dropout, norm_first)
+        self.encoder_layers = nn.ModuleList(
+            EncoderLayer(*layer_args, **options) for _ in range(num_layers)
+        )
+        self.decoder_layers = nn.ModuleList(
+            DecoderLayer(*layer_args, **options) for _ in range(num_layers)
+        )
+        # Pre-LN leaves the residual stream un-normalised: one LayerNorm closes each stack.
+        self.encoder_norm = nn.LayerNorm(d_model) if norm_first else nn.Identity()
+        self.decoder_norm = nn.LayerNorm(d_model) if norm_first else nn.Identity()
+        self.output_projection = nn.Linear(d_model, tgt_vocab_size)
+        _xavier_init([self.encoder_layers, self.decoder_layers, self.output_projection])
+
+    def encode(
+        self,
+        src: torch.Tensor,
+        src_mask: torch.Tensor | None = None,
+        return_attention: bool = False,
+    ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
+        """``src (B, S)`` -> ``memory (B, S, d_model)`` [and a list of ``(B, H, S, S)``]."""
+        check_tensor("src", src, ndim=2, integer=True)
+        batch, src_len = src.shape
+        _check_mask("src_mask", src_mask, (batch, 1, 1, src_len))
+        x = self.src_embedding(src)  # (B, S, d_model)
+        bias = _self_attention_bias(self.positional, src_len, self.num_heads, x)
+        weights = []
+        for layer in self.encoder_layers:
+            x, w = layer(x, src_mask, bias, need_weights=return_attention)
+            weights.append(w)
+        memory = self.encoder_norm(x)
+        return (memory, weights) if return_attention else memory
+
+    def decode(
+        self,
+        tgt: torch.Tensor,
+        memory: torch.Tensor,
+        src_mask: torch.Tensor | None = None,
+        tgt_mask: torch.Tensor | None = None,
+        return_attention: bool = False,
+    ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor], list[torch.Tensor]]:
+        """``tgt (B, T)`` and ``memory (B, S, d_model)`` -> logits ``(B, T, tgt_vocab_size)``
+        [and lists of self-attention ``(B, H, T, T)`` and cross-attention ``(B, H, T, S)``]."""
+        check_tensor("tgt", tgt, ndim=2, integer=True)
+        check_tensor("memory", memory, ndim=3, floating=True)
+        batch, tgt_len = tgt.shape
+        if memory.shape[0] != batch or memory.shape[2] != self.d_model:
+            raise ValueError(
+                f"memory must have shape (batch={batch}, src_len, d_model={self.d_model}), "
+                f"got {tuple(memory.shape)}"
+            )
+        _check_mask("src_mask", src_mask, (batch, 1, 1, memory.shape[1]))
+        _check_mask("tgt_mask", tgt_mask, (batch, 1, tgt_len, tgt_len))
+        self_mask = causal_mask(tgt_len, device=tgt.device)  # (T, T): never see the future
+        if tgt_mask is not None:
+            self_mask = self_mask & tgt_mask  # (B, 1, T, T)
+        x = self.tgt_embedding(tgt)  # (B, T, d_model)
+        bias = _self_attention_bias(self.positional, tgt_len, self.num_heads, x)
+        self_weights, cross_weights = [], []
+        for layer in self.decoder_layers:
+            x, w_self, w_cross = layer(
+                x, memory, self_mask, src_mask, bias, need_weights=return_attention
+            )
+            self_weights.append(w_self)
+            cross_weights.append(w_cross)
+        logits = self.output_projection(self.decoder_norm(x))  # (B, T, tgt_vocab_size)
+        return (logits, self_weights, cross_weights) if return_attention else logits
+
+    def forward(
+        self,
+        src: torch.Tensor,
+        tgt: torch.Tensor,
+        src_mask: torch.Tensor | None = None,
+        tgt_mask: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Teacher forcing: logits ``(B, T, tgt_vocab_size)`` for every target position."""
+        memory = self.encode(src, src_mask)  # (B, S, d_model)
+        return self.decode(tgt, memory, src_mask, tgt_mask)
+
+
+class DecoderOnlyTransformer(nn.Module):
+    """A causal language model from the same blocks: embeddings + position, ``num_layers``
+    self-attention layers under a causal mask, and a projection to the vocabulary.
+
+    ``forward(tokens (B, L), mask=None, return_attention=False)`` returns logits
+    ``(B, L, vocab_size)``; ``logits[:, t]`` depends only on ``tokens[:, :t+1]``. ``mask``
+    (boolean, broadcastable to ``(B, 1, L, L)``, e.g. a padding mask) is combined with the
+    causal mask. With ``return_attention=True`` it returns ``(logits, [weights (B, H, L, L)])``.
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        d_model: int = 64,
+        num_heads: int = 4,
+        num_layers: int = 2,
+        d_ff: int = 256,
+        dropout: float = 0.0,
+        max_len: int = 512,
+        positional: str = "sinusoidal",
+        *,
+        norm_first: bool = False,
+        relative_max_distance: int = 16,
+    ) -> None:
+        super().__init__()
+        check_int("vocab_size", vocab_size, minimum=1)
+        positional = _check_model_args(
+            d_model, num_heads, num_layers, d_ff, dropout, max_len, positional
+        )
+        if not isinstance(norm_first, bool):
+            raise TypeError(f"norm_first must be a bool, got {norm_first!r}")
+        relative_max_distance = check_int("relative_max_distance", relative_max_distance, 1)
+        self.d_model, self.num_heads, self.num_layers = d_model, num_heads, num_layers
+        self.positional, self.norm_first = positional, norm_first
+
+        self.embedding = TokenAndPositionEmbedding(
+            vocab_size, d_model, max_len, positional, dropout
+        )
+        options = _self_attention_options(positional, relative_max_distance)
+        self.layers = nn.ModuleList(
+            EncoderLayer(d_model, num_heads, d_ff, dropout, norm_first, **options)
+            for _ in range(num_layers)
+        )
+        self.final_norm = nn.LayerNorm(d_model) if norm_first else nn.Identity()
+        self.output_projection = nn.Linear(d_model, vocab_size)
+        _xavier_init([self.layers, self.output_projection])
+
+    def forward(
+        self,
+        tokens: torch.Tensor,
+        mask: torch.Tensor | None = None,
+        return_attention: bool = False,
+    ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
+        check_tensor("tokens", tokens, ndim=2, integer=True)
+        batch, seq_len = tokens.shape
+        _check_mask("mask", mask, (batch, 1, seq_len, seq_len))
+        self_mask = causal_mask(seq_len, device=tokens.device)  # (L, L)
+        if mask is not None:
+            self_mask = self_mask & mask  # (B, 1, L, L)
+        x = self.embedding(tokens)  # (B, L, d_model)
+        bias = _self_attention_bias(self.positional, seq_len, self.num_heads, x)
+        weights = []
+        for layer in self.layers:
+            x, w = layer(x, self_mask, bias, need_weights=return_attention)
+            weights.append(w)
+        logits = self.output_projection(self.final_norm(x))  # (B, L, vocab_size)
+        return (logits, weights) if return_attention else logits
+
+
+class TorchReferenceTransformer(nn.Module):
+    """``torch.nn.Transformer`` with the same embeddings, output projection, masks (course
+    convention) and ``encode``/``decode`` interface as :class:`Transformer`: a reference to
+    compare accuracy and speed with.
+
+    The configuration is identical to :class:`Transformer` with the same arguments, including
+    the final LayerNorms (present only with ``norm_first=True``; ``torch.nn.Transformer`` would
+    add them to post-LN stacks too). Only the absolute schemes "sinusoidal", "learned" and
+    "none" are available, since PyTorch's attention has no rotary or relative terms.
+    """
+
+    def __init__(
+        self,
+        src_vocab_size: int,
+        tgt_vocab_size: int,
+        d_model: int = 64,
+        num_heads: int = 4,
+        num_layers: int = 2,
+        d_ff: int = 256,
+        dropout: float = 0.1,
+        max_len: int = 512,
+        positional: str = "sinusoidal",
+        norm_first: bool = False,
+    ) -> None:
+        super().__init__()
+        check_int("src_vocab_size", src_vocab_size, minimum=1)
+        check_int("tgt_vocab_size", tgt_vocab_size, minimum=1)
+        _check_model_args(d_model, num_heads, num_layers, d_ff, dropout, max_len, positional)
+        check_choice("positional", positional, ("sinusoidal", "learned", "none"))
+        if not isinstance(norm_first, bool):
+            raise TypeError(f"norm_first must be a bool, got {norm_first!r}")
+        self.d_model, self.num_heads, self.num_layers = d_model, num_heads, num_layers
+        self.positional, self.norm_first = positional, norm_first
+
+        self.src_embedding = TokenAndPositionEmbedding(
+            src_vocab_size, d_model, max_len, positional, dropout
+        )
+        self.tgt_embedding = TokenAndPositionEmbedding(
+            tgt_vocab_size, d_model, max_len, positional, dropout
+        )
+        layer_args = {
+            "d_model": d_model,
+            "nhead": num_heads,
+            "dim_feedforward": d_ff,
+            "dropout": dropout,
+            "batch_first": True,
+            "norm_first": norm_first,
+        }
+        encoder = nn.TransformerEncoder(
+            nn.TransformerEncoderLayer(**layer_args),
+            num_layers,
+            norm=nn.LayerNorm(d_model) if norm_first else None,
+            enable_nested_tensor=False,  # the nested-tensor fast path warns with pre-LN
+        )
+        decoder = nn.TransformerDecoder(
+            nn.TransformerDecoderLayer(**layer_args),
+            num_layers,
+            norm=nn.LayerNorm(d_model) if norm_first else None,
+        )
+        self.transformer = nn.Transformer(
+            d_model, num_heads, custom_encoder=encoder, custom_decoder=decoder, batch_first=True
+        )
+        self.output_projection = nn.Linear(d_model, tgt_vocab_size)
+        _xavier_init([self.transformer, self.output_projection])
+
+    @staticmethod
+    def _key_padding(mask: torch.Tensor | None, batch: int, length: int) -> torch.Tensor | None:
+        """A course mask ``(B, 1, 1, L)`` -> PyTorch's ``key_padding_mask (B, L)``, True = ignore."""
+        if mask is None:
+            return None
+        return to_ignore_mask(mask.expand(batch, 1, 1, length)[:, 0, 0, :])
+
+    def encode(self, src: torch.Tensor, src_mask: torch.Tensor | None = None) -> torch.Tensor:
+        """``src (B, S)`` -> ``memory (B, S, d_model)``."""
+        check_tensor("src", src, ndim=2, integer=True)
+        batch, src_len = src.shape
+        _check_mask("src_mask", src_mask, (batch, 1, 1, src_len))
+        x = self.src_embedding(src)
+        padding = self._key_padding(src_mask, batch, src_len)
+        return self.transformer.encoder(x, src_key_padding_mask=padding)
+
+    def decode(
+        self,
+        tgt: torch.Tensor,
+        memory: torch.Tensor,
+        src_mask: torch.Tensor | None = None,
+        tgt_mask: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """``tgt (B, T)``, ``memory (B, S, d_model)`` -> logits ``(B, T, tgt_vocab_size)``.
+
+        ``tgt_mask`` may be a key-padding mask ``(B, 1, 1, T)`` or a full ``(B, 1, T, T)`` mask.
+        """
+        check_tensor("tgt", tgt, ndim=2, integer=True)
+        batch, tgt_len = tgt.shape
+        src_len = memory.shape[1]
+        _check_mask("src_mask", src_mask, (batch, 1, 1, src_len))
+        _check_mask("tgt_mask", tgt_mask, (batch, 1, tgt_len, tgt_len))
+        causal = causal_mask(tgt_len, device=tgt.device)  # (T, T)
+        tgt_padding = None
+        if tgt_mask is None:
+            attn_mask = to_ignore_mask(causal)
+        elif tgt_mask.shape[-2] == 1:  # a key-padding mask: PyTorch's cheaper form
+            attn_mask = to_ignore_mask(causal)
+            tgt_padding = self._key_padding(tgt_mask, batch, tgt_len)
+        else:  # a general mask: one (T, T) mask per batch row and head
+            full = (causal & tgt_mask).expand(batch, self.num_heads, tgt_len, tgt_len)
+            attn_mask = to_ignore_mask(full.reshape(batch * self.num_heads, tgt_len, tgt_len))
+        x = self.transformer.decoder(
+            self.tgt_embedding(tgt),
+            memory,
+            tgt_mask=attn_mask,
+            tgt_key_padding_mask=tgt_padding,
+            memory_key_padding_mask=self._key_padding(src_mask, batch, src_len),
+        )
+        return self.output_projection(x)
+
+    def forward(
+        self,
+        src: torch.Tensor,
+        tgt: torch.Tensor,
+        src_mask: torch.Tensor | None = None,
+        tgt_mask: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        return self.decode(tgt, self.encode(src, src_mask), src_mask, tgt_mask)
+
+
+@torch.no_grad()
+def greedy_decode(
+    model: nn.Module,
+    src: torch.Tensor,
+    max_len: int,
+    bos_id: int,
+    eos_id: int | None = None,
+    src_mask: torch.Tensor | None = None,
+    pad_id: int = 0,
+) -> torch.Tensor:
+    """Generate with the most likely token at every step, a whole batch at once.
+
+    The decoder starts from ``bos_id`` (the token it was trained to start from, never the pad),
+    appends its most likely next token, and repeats ``max_len`` times or until every row has
+    produced ``eos_id``. Returns the generated ids ``(batch, <= max_len)`` without the BOS;
+    EOS is kept where it was produced, and the positions after it are ``pad_id``.
+    ``model`` needs ``encode(src, src_mask)`` and ``decode(tgt, memory, src_mask)`` returning
+    logits, as :class:`Transformer` has. The model runs in eval mode (its mode is restored).
+    """
+    check_tensor("src", src, ndim=2, integer=True)
+    max_len = check_int("max_len", max_len, minimum=1)
+    bos_id = check_int("bos_id", bos_id, minimum=0)
+    if eos_id is not None:
+        eos_id = check_int("eos_id", eos_id, minimum=0)
+    pad_id = check_int("pad_id", pad_id, minimum=0)
+    was_training = model.training
+    model.eval()
+    try:
+        memory = model.encode(src, src_mask)  # (B, S, d_model): computed once
+        ys = torch.full((src.shape[0], 1), bos_id, dtype=torch.long, device=src.device)
+        finished = torch.zeros(src.shape[0], dtype=torch.bool, device=src.device)
+        for _ in range(max_len):
+            logits = model.decode(ys, memory, src_mask)  # (B, t, vocab): the whole prefix again
+            next_token = logits[:, -1].argmax(dim=-1)  # (B,)
+            next_token = next_token.masked_fill(finished, pad_id)
+            ys = torch.cat([ys, next_token[:, None]], dim=1)
+            if eos_id is not None:
+                finished |= next_token == eos_id
+                if finished.all():
+                    break
+    finally:
+        model.train(was_training)
+    return ys[:, 1:]  # (B, <= max_len): drop the BOS
+
+
+def count_parameters(module: nn.Module) -> int:
+    """Number of trainable parameters (buffers such as the sinusoidal table excluded)."""
+    return sum(p.numel() for p in module.parameters() if p.requires_grad)
