@@ -14,7 +14,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ._checks import check_int, check_probability, check_tensor
+from ._checks import check_int, check_positive_float, check_probability, check_tensor
+from .encodings.relative import RelativePositionEmbedding
+from .encodings.rotary import apply_rotary
 
 __all__ = [
     "scaled_dot_product_attention",
@@ -131,9 +133,32 @@ class MultiHeadAttention(nn.Module):
     ``forward(query, key, value, mask=None)`` returns ``(output (B, L_q, d_model),
     weights (B, num_heads, L_q, L_k))``; with ``need_weights=False`` it takes PyTorch's fused
     kernel and returns ``weights=None``.
+
+    Position inside attention (notebooks 11-12), all off by default:
+
+    - ``rotary=True``: rotate every head's queries and keys by their positions ``0 .. L - 1``
+      (RoPE, :func:`~helpers.encodings.apply_rotary`, interleaved layout, ``rotary_base``)
+      after the projections and the head split, so that ``q_i . k_j`` depends on ``j - i``.
+    - ``relative_max_distance=m``: Shaw et al. (2018) relative representations, learned vectors
+      ``a^K`` for the clipped offsets ``clip(j - i, -m, m)`` shared by all heads; the score term
+      ``q_i . a^K_ij / sqrt(d_k)`` joins the scores as an additive bias. With
+      ``relative_values=True`` a second table ``a^V`` adds ``sum_j alpha_ij a^V_ij`` to each
+      head's output (this needs the weights, so ``need_weights=False`` then computes them with
+      the readable path instead of the fused kernel).
     """
 
-    def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0, bias: bool = True):
+    def __init__(
+        self,
+        d_model: int,
+        num_heads: int,
+        dropout: float = 0.0,
+        bias: bool = True,
+        *,
+        rotary: bool = False,
+        rotary_base: float = 10000.0,
+        relative_max_distance: int | None = None,
+        relative_values: bool = False,
+    ):
         super().__init__()
         d_model = check_int("d_model", d_model, minimum=1)
         num_heads = check_int("num_heads", num_heads, minimum=1)
@@ -152,6 +177,25 @@ class MultiHeadAttention(nn.Module):
         self.k_proj = nn.Linear(d_model, d_model, bias=bias)
         self.v_proj = nn.Linear(d_model, d_model, bias=bias)
         self.out_proj = nn.Linear(d_model, d_model, bias=bias)
+        for name, flag in (("rotary", rotary), ("relative_values", relative_values)):
+            if not isinstance(flag, bool):
+                raise TypeError(f"{name} must be a bool, got {flag!r}")
+        self.rotary = rotary
+        self.rotary_base = check_positive_float("rotary_base", rotary_base)
+        if rotary and self.d_k % 2:
+            raise ValueError(
+                f"rotary=True needs an even head width d_k = d_model // num_heads, got "
+                f"d_k={self.d_k} (d_model={d_model}, num_heads={num_heads})"
+            )
+        self.relative_k: RelativePositionEmbedding | None = None
+        self.relative_v: RelativePositionEmbedding | None = None
+        if relative_max_distance is not None:
+            m = check_int("relative_max_distance", relative_max_distance, minimum=0)
+            self.relative_k = RelativePositionEmbedding(m, self.d_k)
+            if relative_values:
+                self.relative_v = RelativePositionEmbedding(m, self.d_k)
+        elif relative_values:
+            raise ValueError("relative_values=True needs relative_max_distance, got None")
 
     def _split_heads(self, x: torch.Tensor) -> torch.Tensor:
         batch, length, _ = x.shape
@@ -204,9 +248,19 @@ class MultiHeadAttention(nn.Module):
         q = self._split_heads(self.q_proj(query))  # (B, H, L_q, d_k)
         k = self._split_heads(self.k_proj(key))  # (B, H, L_k, d_k)
         v = self._split_heads(self.v_proj(value))  # (B, H, L_k, d_k)
+        if self.rotary:  # queries and keys each at positions 0 .. L - 1
+            q = apply_rotary(q, base=self.rotary_base)
+            k = apply_rotary(k, base=self.rotary_base)
+        if self.relative_k is not None:
+            # sdpa adds its bias after dividing q . k by sqrt(d_k): scale the term the same way.
+            rel = self.relative_k.scores(q, k.shape[-2]) / math.sqrt(self.d_k)  # (B, H, L_q, L_k)
+            attn_bias = rel if attn_bias is None else attn_bias + rel
         dropout_p = self.dropout if self.training else 0.0
-        if need_weights:
+        if need_weights or self.relative_v is not None:
             out, weights = scaled_dot_product_attention(q, k, v, mask, dropout_p, attn_bias)
+            if self.relative_v is not None:
+                out = out + self.relative_v.values(weights)  # (B, H, L_q, d_k)
+            weights = weights if need_weights else None
         else:
             out, weights = _fused_attention(q, k, v, mask, dropout_p, attn_bias), None
         return self.out_proj(self._merge_heads(out)), weights

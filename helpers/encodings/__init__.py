@@ -7,14 +7,30 @@
 Everything public is re-exported here, so notebooks write ``from helpers.encodings import ...``.
 """
 
+from .alibi import alibi_bias, alibi_slopes
 from .embedding import POSITIONAL_KINDS, TokenAndPositionEmbedding
 from .learned import LearnedPositionalEmbedding
+from .relative import (
+    RelativePositionEmbedding,
+    relative_positions,
+    relative_scores,
+    relative_values,
+)
+from .rotary import (
+    ROTARY_LAYOUTS,
+    apply_rotary,
+    interleaved_to_half_permutation,
+    rotary_frequencies,
+    rotate_half,
+    rotate_interleaved,
+)
 from .sinusoidal import (
     SinusoidalPositionalEncoding,
     frequencies,
     offset_matrix,
     sinusoidal_encoding,
 )
+from .sinusoidal_2d import sinusoidal_encoding_2d
 
 __all__ = [
     "frequencies",
@@ -24,4 +40,17 @@ __all__ = [
     "LearnedPositionalEmbedding",
     "TokenAndPositionEmbedding",
     "POSITIONAL_KINDS",
+    "apply_rotary",
+    "rotate_half",
+    "rotate_interleaved",
+    "rotary_frequencies",
+    "interleaved_to_half_permutation",
+    "ROTARY_LAYOUTS",
+    "alibi_slopes",
+    "alibi_bias",
+    "relative_positions",
+    "relative_scores",
+    "relative_values",
+    "RelativePositionEmbedding",
+    "sinusoidal_encoding_2d",
 ]

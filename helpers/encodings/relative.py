@@ -1,0 +1,132 @@
+"""Relative position representations, Shaw, Uszkoreit and Vaswani (2018), section 3.
+
+Instead of giving each *token* a position, Shaw et al. give each *pair* (query ``i``, key ``j``)
+a learned vector that depends only on the clipped offset
+``clip(j - i, -max_distance, max_distance)``: one vector per offset, ``2 * max_distance + 1``
+of them, shared by every head and every sequence. Inside attention (their equations 4 and 3):
+
+    e_ij = q_i . (k_j + a^K_ij) / sqrt(d_k)        the score term  q_i . a^K_ij
+    z_i  = sum_j alpha_ij (v_j + a^V_ij)           the value term  sum_j alpha_ij a^V_ij
+
+Offsets beyond ``max_distance`` share the last vector, so a model trained on short inputs has
+already seen every vector it will ever use on long ones.
+
+Two ways to compute each term, equal up to rounding (the tests check both against a double loop):
+
+- with the full table ``a`` of shape ``(L_q, L_k, d_k)`` and an ``einsum``
+  (:func:`relative_scores`, :func:`relative_values`), as the paper describes;
+- without building the table (:meth:`RelativePositionEmbedding.scores` and ``.values``):
+  dot each query with the ``2 * max_distance + 1`` vectors once, then pick the right one per
+  key with a gather (and the reverse, a scatter-add, for the values). Memory ``O(L^2)`` instead
+  of ``O(L^2 d_k)``.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from .._checks import check_int, check_tensor
+
+__all__ = [
+    "relative_positions",
+    "relative_scores",
+    "relative_values",
+    "RelativePositionEmbedding",
+]
+
+
+def relative_positions(
+    len_q: int, len_k: int, max_distance: int, device: torch.device | str | None = None
+) -> torch.Tensor:
+    """Table of clipped offsets ``clip(j - i, -max_distance, max_distance)``.
+
+    Query ``i`` and key ``j`` both count from 0. Returns a ``torch.long`` tensor of shape
+    ``(len_q, len_k)``; add ``max_distance`` to get row indices into the
+    ``2 * max_distance + 1`` learned vectors.
+    """
+    len_q = check_int("len_q", len_q, minimum=1)
+    len_k = check_int("len_k", len_k, minimum=1)
+    max_distance = check_int("max_distance", max_distance, minimum=0)
+    i = torch.arange(len_q, device=device)[:, None]  # (L_q, 1)
+    j = torch.arange(len_k, device=device)[None, :]  # (1, L_k)
+    return (j - i).clamp(-max_distance, max_distance)  # (L_q, L_k)
+
+
+def _check_table(a: torch.Tensor, len_q: int, len_k: int | None = None) -> None:
+    check_tensor("a", a, ndim=3, floating=True)
+    if a.shape[0] != len_q or (len_k is not None and a.shape[1] != len_k):
+        want = f"({len_q}, {'L_k' if len_k is None else len_k}, d)"
+        raise ValueError(f"a must have shape (L_q, L_k, d) = {want}, got {tuple(a.shape)}")
+
+
+def relative_scores(q: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
+    """Score term ``q_i . a_ij`` for every query ``i`` and key ``j``.
+
+    ``q``: ``(..., L_q, d_k)``; ``a``: ``(L_q, L_k, d_k)``. Returns ``(..., L_q, L_k)``
+    (not yet divided by ``sqrt(d_k)``).
+    """
+    check_tensor("q", q, min_ndim=2, floating=True)
+    _check_table(a, q.shape[-2])
+    if a.shape[-1] != q.shape[-1]:
+        raise ValueError(f"a and q must share d_k, got a {tuple(a.shape)} and q {tuple(q.shape)}")
+    return torch.einsum("...id,ijd->...ij", q, a)
+
+
+def relative_values(weights: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
+    """Value term ``sum_j weights_ij a_ij`` for every query ``i``.
+
+    ``weights``: attention weights ``(..., L_q, L_k)``; ``a``: ``(L_q, L_k, d_v)``.
+    Returns ``(..., L_q, d_v)``, to be added to ``weights @ v``.
+    """
+    check_tensor("weights", weights, min_ndim=2, floating=True)
+    _check_table(a, weights.shape[-2], weights.shape[-1])
+    return torch.einsum("...ij,ijd->...id", weights, a)
+
+
+class RelativePositionEmbedding(nn.Module):
+    """``2 * max_distance + 1`` learned vectors of width ``d_k``, one per clipped offset.
+
+    ``weight[r]`` is the vector for offset ``r - max_distance``. ``forward(len_q, len_k)`` returns
+    the table ``a (L_q, L_k, d_k)``; :meth:`scores` and :meth:`values` compute the two
+    attention terms without building it.
+    """
+
+    def __init__(self, max_distance: int, d_k: int):
+        super().__init__()
+        self.max_distance = check_int("max_distance", max_distance, minimum=0)
+        self.d_k = check_int("d_k", d_k, minimum=1)
+        # Small at initialisation: the model starts close to content-only attention.
+        self.weight = nn.Parameter(torch.randn(2 * self.max_distance + 1, self.d_k) * 0.02)
+
+    def extra_repr(self) -> str:
+        return f"max_distance={self.max_distance}, d_k={self.d_k}"
+
+    def _index(self, len_q: int, len_k: int) -> torch.Tensor:
+        offsets = relative_positions(len_q, len_k, self.max_distance, device=self.weight.device)
+        return offsets + self.max_distance  # (L_q, L_k), rows of self.weight
+
+    def forward(self, len_q: int, len_k: int) -> torch.Tensor:
+        """The table ``a[i, j] = weight[clip(j - i) + max_distance]``, shape ``(L_q, L_k, d_k)``."""
+        return self.weight[self._index(len_q, len_k)]
+
+    def scores(self, q: torch.Tensor, len_k: int) -> torch.Tensor:
+        """Score term ``q_i . a_ij`` for ``q (..., L_q, d_k)`` and ``len_k`` keys: ``(..., L_q, L_k)``."""
+        check_tensor("q", q, min_ndim=2, floating=True)
+        if q.shape[-1] != self.d_k:
+            raise ValueError(
+                f"q must have last dimension d_k={self.d_k}, got shape {tuple(q.shape)}"
+            )
+        len_k = check_int("len_k", len_k, minimum=1)
+        per_offset = q @ self.weight.T  # (..., L_q, 2 * max_distance + 1)
+        index = self._index(q.shape[-2], len_k).expand(*q.shape[:-1], len_k)  # (..., L_q, L_k)
+        return per_offset.gather(-1, index)
+
+    def values(self, weights: torch.Tensor) -> torch.Tensor:
+        """Value term ``sum_j weights_ij a_ij`` for ``weights (..., L_q, L_k)``: ``(..., L_q, d_k)``."""
+        check_tensor("weights", weights, min_ndim=2, floating=True)
+        index = self._index(*weights.shape[-2:]).expand_as(weights)  # (..., L_q, L_k)
+        # Sum the weights of the keys that share an offset, then mix the offset vectors.
+        per_offset = weights.new_zeros(*weights.shape[:-1], 2 * self.max_distance + 1)
+        per_offset = per_offset.scatter_add(-1, index, weights)  # (..., L_q, 2 * max_distance + 1)
+        return per_offset @ self.weight  # (..., L_q, d_k)

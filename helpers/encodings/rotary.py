@@ -1,0 +1,139 @@
+"""Rotary position embeddings (RoPE), Su et al. (2021), "RoFormer", section 3.4.
+
+RoPE does not add anything to the token vectors. It *rotates* each query and key, pair of
+dimensions by pair of dimensions, by an angle proportional to the position ``t``: pair ``k``
+turns by ``t * omega_k`` with ``omega_k = base**(-2k / d)``, the frequencies of the sinusoidal
+encoding. A rotation by ``m * omega`` followed by a dot product with a vector rotated by
+``n * omega`` only sees the difference of the angles, so the attention score depends on the
+offset ``n - m`` and not on ``m`` and ``n`` themselves (notebook 04's rotation, used directly).
+
+Two layouts decide which dimensions form a pair:
+
+- ``"interleaved"`` (the paper, GPT-J, Meta's original LLaMA code): pairs ``(2k, 2k+1)``.
+- ``"half"`` (GPT-NeoX, Hugging Face's ``rotate_half``): pairs ``(k, k + d/2)``.
+
+They are the same operation up to a fixed permutation of the dimensions
+(:func:`interleaved_to_half_permutation`); mixing them, e.g. weights trained with one and code
+written for the other, silently breaks the relative property.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+
+from .._checks import check_choice, check_even, check_positive_float, check_tensor
+
+__all__ = [
+    "ROTARY_LAYOUTS",
+    "rotary_frequencies",
+    "rotate_half",
+    "rotate_interleaved",
+    "interleaved_to_half_permutation",
+    "apply_rotary",
+]
+
+ROTARY_LAYOUTS = ("interleaved", "half")
+
+
+def rotary_frequencies(
+    d: int, base: float = 10000.0, dtype: torch.dtype = torch.float64
+) -> torch.Tensor:
+    """Angular frequencies ``omega_k = base**(-2k / d)`` for pairs ``k = 0 .. d/2 - 1``.
+
+    Returns a tensor of shape ``(d // 2,)``, decreasing from 1.
+    """
+    d = check_even("d", d)
+    base = check_positive_float("base", base)
+    k = torch.arange(d // 2, dtype=torch.float64)  # pair index, NOT the dimension index
+    return (base ** (-2.0 * k / d)).to(dtype)
+
+
+def rotate_half(x: torch.Tensor) -> torch.Tensor:
+    """``(x_1, x_2) -> (-x_2, x_1)`` on the two halves of the last dimension.
+
+    With ``x`` in the half layout, ``x * cos + rotate_half(x) * sin`` rotates every pair
+    ``(k, k + d/2)`` by its angle. Shape ``(..., d)`` in and out, ``d`` even.
+    """
+    check_tensor("x", x, min_ndim=1)
+    check_even("x.shape[-1]", x.shape[-1])
+    x1, x2 = x.chunk(2, dim=-1)  # (..., d/2) each
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def rotate_interleaved(x: torch.Tensor) -> torch.Tensor:
+    """``(x_2k, x_2k+1) -> (-x_2k+1, x_2k)`` for every pair of neighbouring dimensions.
+
+    The interleaved-layout twin of :func:`rotate_half`. Shape ``(..., d)`` in and out.
+    """
+    check_tensor("x", x, min_ndim=1)
+    check_even("x.shape[-1]", x.shape[-1])
+    pairs = x.unflatten(-1, (-1, 2))  # (..., d/2, 2)
+    return torch.stack((-pairs[..., 1], pairs[..., 0]), dim=-1).flatten(-2)
+
+
+def interleaved_to_half_permutation(d: int) -> torch.Tensor:
+    """Index ``perm`` with ``x[..., perm]`` = ``x`` reordered from interleaved to half layout.
+
+    ``perm = [0, 2, 4, ..., d-2, 1, 3, ..., d-1]``: the first elements of every pair, then the
+    second ones. Then ``apply_rotary(x)[..., perm] == apply_rotary(x[..., perm], layout="half")``.
+    (Checkpoint converters permute the rows of ``W_q`` and ``W_k`` by exactly this index.)
+    """
+    d = check_even("d", d)
+    return torch.cat((torch.arange(0, d, 2), torch.arange(1, d, 2)))
+
+
+def _positions_tensor(positions, seq_len: int, device: torch.device) -> torch.Tensor:
+    if positions is None:
+        return torch.arange(seq_len, device=device)
+    if isinstance(positions, Sequence) and not isinstance(positions, str):
+        positions = torch.tensor(positions)
+    check_tensor("positions", positions)
+    if positions.dtype == torch.bool or positions.is_complex():
+        raise TypeError(
+            f"positions must be an integer or float tensor, got dtype {positions.dtype}"
+        )
+    if positions.ndim == 0 or positions.shape[-1] != seq_len:
+        raise ValueError(
+            f"positions must have last dimension seq_len={seq_len} (one position per row of x), "
+            f"got shape {tuple(positions.shape)}"
+        )
+    return positions.to(device)
+
+
+def apply_rotary(
+    x: torch.Tensor,
+    positions: torch.Tensor | Sequence[int] | None = None,
+    base: float = 10000.0,
+    layout: str = "interleaved",
+) -> torch.Tensor:
+    """Rotate every pair of dimensions of ``x`` by ``position * omega_k``.
+
+    ``x``: float tensor ``(..., seq_len, d)`` with ``d`` even (queries or keys of one head).
+    ``positions``: ``(seq_len,)`` (or broadcastable to ``x.shape[:-1]``), integer or float;
+    default ``0 .. seq_len - 1``. ``layout``: ``"interleaved"`` pairs ``(2k, 2k+1)``,
+    ``"half"`` pairs ``(k, k + d/2)``. Returns a tensor of the shape and dtype of ``x``.
+
+    For a pair ``(x_a, x_b)`` and angle ``theta = t * omega_k``:
+    ``(x_a cos theta - x_b sin theta, x_a sin theta + x_b cos theta)``.
+    Position 0 is the identity and every pair keeps its length.
+    """
+    check_tensor("x", x, min_ndim=2, floating=True)
+    d = check_even("x.shape[-1]", x.shape[-1])
+    layout = check_choice("layout", layout, ROTARY_LAYOUTS)
+    base = check_positive_float("base", base)
+    t = _positions_tensor(positions, x.shape[-2], x.device)
+
+    # Angles in float64 (float32 on devices without it) so that long positions stay accurate.
+    work = torch.float32 if x.device.type == "mps" else torch.float64
+    omega = rotary_frequencies(d, base, dtype=work).to(x.device)  # (d/2,)
+    angles = t.to(work)[..., None] * omega  # (..., seq_len, d/2)
+    if layout == "interleaved":
+        angles = angles.repeat_interleave(2, dim=-1)  # (..., seq_len, d): theta_0, theta_0, ...
+        rotated = rotate_interleaved(x)
+    else:
+        angles = torch.cat((angles, angles), dim=-1)  # (..., seq_len, d): theta_0, theta_1, ...
+        rotated = rotate_half(x)
+    cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
+    return x * cos + rotated * sin  # (..., seq_len, d)
