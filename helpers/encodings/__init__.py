@@ -10,6 +10,21 @@ Everything public is re-exported here, so notebooks write ``from helpers.encodin
 from .alibi import alibi_bias, alibi_slopes
 from .embedding import POSITIONAL_KINDS, TokenAndPositionEmbedding
 from .learned import LearnedPositionalEmbedding
+from .naive import (
+    CRITERIA,
+    binary_encoding,
+    bounded_and_length_independent,
+    bounded_decreasing_encoding,
+    consistent_distance,
+    deterministic,
+    format_score_table,
+    index_encoding,
+    normalized_index_encoding,
+    random_encoding,
+    score_schemes,
+    single_sine_encoding,
+    unique_per_position,
+)
 from .relative import (
     RelativePositionEmbedding,
     relative_positions,
@@ -40,6 +55,19 @@ __all__ = [
     "LearnedPositionalEmbedding",
     "TokenAndPositionEmbedding",
     "POSITIONAL_KINDS",
+    "index_encoding",
+    "normalized_index_encoding",
+    "bounded_decreasing_encoding",
+    "binary_encoding",
+    "single_sine_encoding",
+    "random_encoding",
+    "unique_per_position",
+    "consistent_distance",
+    "bounded_and_length_independent",
+    "deterministic",
+    "CRITERIA",
+    "score_schemes",
+    "format_score_table",
     "apply_rotary",
     "rotate_half",
     "rotate_interleaved",

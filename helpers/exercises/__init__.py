@@ -6,6 +6,26 @@ case passes. Call it with your function, e.g. ``check_sinusoidal(my_encoding)``.
 """
 
 from ._core import Case, Mistake, as_numpy, run_checker
-from .encodings import check_sinusoidal
+from .encodings import (
+    check_binary_encoding,
+    check_offset_matrix,
+    check_sinusoidal,
+    check_token_and_position,
+    check_wavelengths,
+)
+from .modern import check_alibi_slopes, check_relative_positions, check_rotary
 
-__all__ = ["Case", "Mistake", "as_numpy", "run_checker", "check_sinusoidal"]
+__all__ = [
+    "Case",
+    "Mistake",
+    "as_numpy",
+    "run_checker",
+    "check_sinusoidal",
+    "check_binary_encoding",
+    "check_wavelengths",
+    "check_offset_matrix",
+    "check_token_and_position",
+    "check_relative_positions",
+    "check_rotary",
+    "check_alibi_slopes",
+]
