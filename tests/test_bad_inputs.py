@@ -1,0 +1,664 @@
+"""Bad input, clear errors: one matrix of wrong calls to every public function and class of helpers.
+
+Each case calls one public callable with one bad argument (wrong type, shape or dtype, a size of
+zero or below, an odd ``d_model`` where pairs are needed, ``num_heads`` not dividing ``d_model``, a
+mask that does not broadcast, a sequence longer than a table, an unknown ``positional=`` name)
+and asserts a ``ValueError`` or ``TypeError`` whose message names the argument and shows the bad
+value (its repr, its shape, its dtype, or the type name when a tensor is not a tensor).
+
+A second test walks ``__all__`` of every public module of ``helpers`` and fails if a public
+callable (or a public method of a public class, ``forward`` included) has no case here, so a new
+API cannot be forgotten. Where a helper does not validate yet, its case is a strict ``xfail``
+that names what is missing and the exception it raises today: when the check is added, the case
+XPASSes, fails, and its mark must be removed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+import torch
+
+import helpers
+from helpers import attention, check_env, data, exercises, plots, transformer
+from helpers import encodings as enc
+from helpers.attention import MultiHeadAttention
+from helpers.transformer import (
+    DecoderLayer,
+    DecoderOnlyTransformer,
+    EncoderLayer,
+    FeedForward,
+    TorchReferenceTransformer,
+    Transformer,
+)
+
+# What a call that raises nothing at all looks like to pytest.raises (for ``now=``).
+NO_ERROR = pytest.fail.Exception
+
+# Public callables that take arguments but need no bad-input case, with the reason.
+EXEMPT: dict[object, str] = {
+    exercises.Case: "plain record of a checker's hidden case, built only by checker authors",
+    exercises.Mistake: "plain record of a known wrong answer, built only by checker authors",
+    exercises.as_numpy: "accepts any value by design (arrays, tensors, nested lists)",
+    check_env.Check: "plain record of one environment check, built by check_env itself",
+}
+
+
+@dataclass(frozen=True)
+class Bad:
+    """One wrong call: ``call()`` must raise ``error`` naming ``names`` and showing ``shows``."""
+
+    target: object  # the public function, class (constructor) or method being tested
+    call: Callable[[], object]
+    error: type[Exception]
+    names: str  # the argument the message must name
+    shows: str  # the bad value as the message must show it: repr, shape, dtype or type name
+    id: str
+    missing: str | None = None  # what validation is missing: the case is then a strict xfail
+    now: type[BaseException] | None = None  # what a missing-validation case raises today
+
+
+def t(*shape: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """A deterministic tensor of the given shape (values do not matter for bad-input cases)."""
+    n = int(np.prod(shape)) if shape else 1
+    return (torch.arange(n) % 3).reshape(shape).to(dtype)
+
+
+def tokens(*shape: int) -> torch.Tensor:
+    return t(*shape, dtype=torch.long) + 1  # ids 1..3, no padding
+
+
+def b(*shape: int) -> torch.Tensor:
+    return torch.ones(shape, dtype=torch.bool)
+
+
+def mha(d_model: int = 8, num_heads: int = 2, **kwargs) -> MultiHeadAttention:
+    return MultiHeadAttention(d_model, num_heads, **kwargs)
+
+
+def model(**kwargs) -> Transformer:
+    args = {"d_model": 8, "num_heads": 2, "num_layers": 1, "d_ff": 16, "max_len": 8}
+    return Transformer(7, 7, **(args | kwargs))
+
+
+def lm(**kwargs) -> DecoderOnlyTransformer:
+    args = {"d_model": 8, "num_heads": 2, "num_layers": 1, "d_ff": 16, "max_len": 8}
+    return DecoderOnlyTransformer(7, **(args | kwargs))
+
+
+def ref(**kwargs) -> TorchReferenceTransformer:
+    args = {"d_model": 8, "num_heads": 2, "num_layers": 1, "d_ff": 16, "max_len": 8}
+    return TorchReferenceTransformer(7, 7, **(args | kwargs))
+
+
+sdpa = attention.scaled_dot_product_attention
+SHAPE_Q = (1, 3, 4)  # (batch, L_q, d_k) for the attention cases
+
+CASES: list[Bad] = [
+    # ---------------------------------------------------------------- helpers
+    Bad(helpers.seed_everything, lambda: helpers.seed_everything(-1),
+        ValueError, "seed", "-1", "seed_everything-negative"),
+    Bad(helpers.seed_everything, lambda: helpers.seed_everything("0"),
+        TypeError, "seed", "'0'", "seed_everything-str"),
+    Bad(helpers.seed_everything, lambda: helpers.seed_everything(1.5),
+        TypeError, "seed", "1.5", "seed_everything-float"),
+    Bad(helpers.get_device, lambda: helpers.get_device("tpu"),
+        ValueError, "prefer", "'tpu'", "get_device-unknown"),
+    Bad(helpers.get_device, lambda: helpers.get_device(0),
+        TypeError, "prefer", "0", "get_device-int"),
+    # ---------------------------------------------------------------- attention
+    Bad(sdpa, lambda: sdpa([[1.0]], t(*SHAPE_Q), t(*SHAPE_Q)),
+        TypeError, "q", "list", "sdpa-q-list"),
+    Bad(sdpa, lambda: sdpa(t(4), t(*SHAPE_Q), t(*SHAPE_Q)),
+        ValueError, "q", "(4,)", "sdpa-q-1d"),
+    Bad(sdpa, lambda: sdpa(t(*SHAPE_Q, dtype=torch.long), t(*SHAPE_Q), t(*SHAPE_Q)),
+        TypeError, "q", "torch.int64", "sdpa-q-int"),
+    Bad(sdpa, lambda: sdpa(t(*SHAPE_Q), t(*SHAPE_Q, dtype=torch.float64), t(*SHAPE_Q)),
+        TypeError, "k", "torch.float64", "sdpa-k-other-dtype"),
+    Bad(sdpa, lambda: sdpa(t(*SHAPE_Q), t(1, 3, 5), t(1, 3, 5)),
+        ValueError, "k", "(1, 3, 5)", "sdpa-k-other-d_k"),
+    Bad(sdpa, lambda: sdpa(t(*SHAPE_Q), t(*SHAPE_Q), t(1, 2, 4)),
+        ValueError, "v", "(1, 2, 4)", "sdpa-v-other-length"),
+    Bad(sdpa, lambda: sdpa(t(*SHAPE_Q), t(2, 3, 4), t(2, 3, 4)),
+        ValueError, "k", "(2, 3, 4)", "sdpa-k-other-batch"),
+    Bad(sdpa, lambda: sdpa(t(*SHAPE_Q), t(*SHAPE_Q), t(*SHAPE_Q), b(2, 3)),
+        ValueError, "mask", "(2, 3)", "sdpa-mask-not-broadcast"),
+    Bad(sdpa, lambda: sdpa(t(*SHAPE_Q), t(*SHAPE_Q), t(*SHAPE_Q), b(2, 3, 3)),
+        ValueError, "mask", "(2, 3, 3)", "sdpa-mask-enlarges-scores"),
+    Bad(sdpa, lambda: sdpa(t(*SHAPE_Q), t(*SHAPE_Q), t(*SHAPE_Q), t(3, 3)),
+        TypeError, "mask", "torch.float32", "sdpa-mask-float"),
+    Bad(sdpa, lambda: sdpa(t(*SHAPE_Q), t(*SHAPE_Q), t(*SHAPE_Q), bias=t(4, 4)),
+        ValueError, "bias", "(4, 4)", "sdpa-bias-not-broadcast"),
+    Bad(sdpa, lambda: sdpa(t(*SHAPE_Q), t(*SHAPE_Q), t(*SHAPE_Q), bias=t(3, 3, dtype=torch.long)),
+        TypeError, "bias", "torch.int64", "sdpa-bias-int"),
+    Bad(sdpa, lambda: sdpa(t(*SHAPE_Q), t(*SHAPE_Q), t(*SHAPE_Q), dropout_p=1.0),
+        ValueError, "dropout_p", "1.0", "sdpa-dropout-one"),
+    Bad(sdpa, lambda: sdpa(t(*SHAPE_Q), t(*SHAPE_Q), t(*SHAPE_Q), dropout_p=-0.1),
+        ValueError, "dropout_p", "-0.1", "sdpa-dropout-negative"),
+    Bad(attention.causal_mask, lambda: attention.causal_mask(0),
+        ValueError, "seq_len", "0", "causal_mask-zero"),
+    Bad(attention.causal_mask, lambda: attention.causal_mask(-3),
+        ValueError, "seq_len", "-3", "causal_mask-negative"),
+    Bad(attention.causal_mask, lambda: attention.causal_mask(2.0),
+        TypeError, "seq_len", "2.0", "causal_mask-float"),
+    Bad(attention.padding_mask, lambda: attention.padding_mask(t(2, 3), 0),
+        TypeError, "tokens", "torch.float32", "padding_mask-float-tokens"),
+    Bad(attention.padding_mask, lambda: attention.padding_mask(tokens(3), 0),
+        ValueError, "tokens", "(3,)", "padding_mask-1d-tokens"),
+    Bad(attention.padding_mask, lambda: attention.padding_mask(tokens(2, 3), "0"),
+        TypeError, "pad_id", "'0'", "padding_mask-str-pad_id"),
+    Bad(attention.to_ignore_mask, lambda: attention.to_ignore_mask(t(2, 2, dtype=torch.long)),
+        TypeError, "mask", "torch.int64", "to_ignore_mask-int"),
+    Bad(attention.to_ignore_mask, lambda: attention.to_ignore_mask([[True]]),
+        TypeError, "mask", "list", "to_ignore_mask-list"),
+    Bad(MultiHeadAttention, lambda: mha(10, 3),
+        ValueError, "num_heads", "3", "MultiHeadAttention-heads-not-dividing"),
+    Bad(MultiHeadAttention, lambda: mha(0, 1),
+        ValueError, "d_model", "0", "MultiHeadAttention-zero-d_model"),
+    Bad(MultiHeadAttention, lambda: mha(8, -2),
+        ValueError, "num_heads", "-2", "MultiHeadAttention-negative-heads"),
+    Bad(MultiHeadAttention, lambda: mha(8.0, 2),
+        TypeError, "d_model", "8.0", "MultiHeadAttention-float-d_model"),
+    Bad(MultiHeadAttention, lambda: mha(dropout=1.5),
+        ValueError, "dropout", "1.5", "MultiHeadAttention-dropout"),
+    Bad(MultiHeadAttention, lambda: mha(bias="yes"),
+        TypeError, "bias", "'yes'", "MultiHeadAttention-bias-str"),
+    Bad(MultiHeadAttention, lambda: mha(6, 2, rotary=True),
+        ValueError, "d_k", "3", "MultiHeadAttention-rotary-odd-d_k"),
+    Bad(MultiHeadAttention, lambda: mha(rotary=1),
+        TypeError, "rotary", "1", "MultiHeadAttention-rotary-int"),
+    Bad(MultiHeadAttention, lambda: mha(rotary=True, rotary_base=0.0),
+        ValueError, "rotary_base", "0.0", "MultiHeadAttention-rotary_base"),
+    Bad(MultiHeadAttention, lambda: mha(relative_max_distance=-1),
+        ValueError, "relative_max_distance", "-1", "MultiHeadAttention-negative-distance"),
+    Bad(MultiHeadAttention, lambda: mha(relative_values=True),
+        ValueError, "relative_max_distance", "None", "MultiHeadAttention-values-no-distance"),
+    Bad(MultiHeadAttention.forward, lambda: mha()(t(1, 3, 5), t(1, 3, 8), t(1, 3, 8)),
+        ValueError, "query", "(1, 3, 5)", "MultiHeadAttention.forward-query-width"),
+    Bad(MultiHeadAttention.forward, lambda: mha()(t(3, 8), t(3, 8), t(3, 8)),
+        ValueError, "query", "(3, 8)", "MultiHeadAttention.forward-query-2d"),
+    Bad(MultiHeadAttention.forward,
+        lambda: mha()(t(1, 3, 8), t(1, 3, 8, dtype=torch.long), t(1, 3, 8)),
+        TypeError, "key", "torch.int64", "MultiHeadAttention.forward-key-int"),
+    Bad(MultiHeadAttention.forward, lambda: mha()(t(1, 3, 8), t(2, 4, 8), t(2, 4, 8)),
+        ValueError, "key", "(2, 4, 8)", "MultiHeadAttention.forward-batch-mismatch"),
+    Bad(MultiHeadAttention.forward, lambda: mha()(t(1, 3, 8), t(1, 4, 8), t(1, 3, 8)),
+        ValueError, "value", "(1, 3, 8)", "MultiHeadAttention.forward-value-length"),
+    Bad(MultiHeadAttention.forward, lambda: mha()(t(1, 3, 8), t(1, 3, 8), t(1, 3, 8), b(2, 2)),
+        ValueError, "mask", "(2, 2)", "MultiHeadAttention.forward-mask-not-broadcast"),
+    Bad(MultiHeadAttention.forward,
+        lambda: mha()(t(1, 3, 8), t(1, 3, 8), t(1, 3, 8), b(2, 2), need_weights=False),
+        ValueError, "mask", "(2, 2)", "MultiHeadAttention.forward-fused-mask-not-broadcast"),
+    Bad(MultiHeadAttention.forward, lambda: mha()(t(2, 3, 8), t(2, 3, 8), t(2, 3, 8), b(2, 3, 3)),
+        ValueError, "mask", "(2, 3, 3)", "MultiHeadAttention.forward-ambiguous-3d-mask"),
+    Bad(MultiHeadAttention.forward, lambda: mha()(t(1, 3, 8), t(1, 3, 8), t(1, 3, 8), t(3, 3)),
+        TypeError, "mask", "torch.float32", "MultiHeadAttention.forward-float-mask"),
+    Bad(MultiHeadAttention.forward,
+        lambda: mha()(t(1, 3, 8), t(1, 3, 8), t(1, 3, 8), need_weights=False, attn_bias=t(5, 5)),
+        ValueError, "bias", "(5, 5)", "MultiHeadAttention.forward-fused-bias-not-broadcast"),
+    Bad(MultiHeadAttention.forward,
+        lambda: mha()(t(1, 3, 8), t(1, 3, 8), t(1, 3, 8), need_weights="no"),
+        TypeError, "need_weights", "'no'", "MultiHeadAttention.forward-need_weights-str",
+        missing="need_weights is not checked to be a bool: the string 'no' is truthy and "
+        "silently takes the need_weights=True path", now=NO_ERROR),
+    # ---------------------------------------------------------------- encodings: sinusoidal
+    Bad(enc.frequencies, lambda: enc.frequencies(7),
+        ValueError, "d_model", "7", "frequencies-odd-d_model"),
+    Bad(enc.frequencies, lambda: enc.frequencies(0),
+        ValueError, "d_model", "0", "frequencies-zero-d_model"),
+    Bad(enc.frequencies, lambda: enc.frequencies("8"),
+        TypeError, "d_model", "'8'", "frequencies-str-d_model"),
+    Bad(enc.frequencies, lambda: enc.frequencies(8, base=0),
+        ValueError, "base", "0", "frequencies-zero-base"),
+    Bad(enc.frequencies, lambda: enc.frequencies(8, base=float("nan")),
+        ValueError, "base", "nan", "frequencies-nan-base"),
+    Bad(enc.frequencies, lambda: enc.frequencies(8, base="10000"),
+        TypeError, "base", "'10000'", "frequencies-str-base"),
+    Bad(enc.sinusoidal_encoding, lambda: enc.sinusoidal_encoding(-1, 4),
+        ValueError, "num_positions", "-1", "sinusoidal_encoding-negative-positions"),
+    Bad(enc.sinusoidal_encoding, lambda: enc.sinusoidal_encoding(2.5, 4),
+        TypeError, "num_positions", "2.5", "sinusoidal_encoding-float-positions"),
+    Bad(enc.sinusoidal_encoding, lambda: enc.sinusoidal_encoding(4, 5),
+        ValueError, "d_model", "5", "sinusoidal_encoding-odd-d_model"),
+    Bad(enc.SinusoidalPositionalEncoding, lambda: enc.SinusoidalPositionalEncoding(7),
+        ValueError, "d_model", "7", "SinusoidalPositionalEncoding-odd-d_model"),
+    Bad(enc.SinusoidalPositionalEncoding, lambda: enc.SinusoidalPositionalEncoding(8, max_len=0),
+        ValueError, "max_len", "0", "SinusoidalPositionalEncoding-zero-max_len"),
+    Bad(enc.SinusoidalPositionalEncoding,
+        lambda: enc.SinusoidalPositionalEncoding(8, dropout=1.0),
+        ValueError, "dropout", "1.0", "SinusoidalPositionalEncoding-dropout"),
+    Bad(enc.SinusoidalPositionalEncoding.forward,
+        lambda: enc.SinusoidalPositionalEncoding(8, max_len=4)(t(1, 5, 8)),
+        ValueError, "max_len", "5", "SinusoidalPositionalEncoding.forward-longer-than-table"),
+    Bad(enc.SinusoidalPositionalEncoding.forward,
+        lambda: enc.SinusoidalPositionalEncoding(8)(t(1, 3, 6)),
+        ValueError, "x", "(1, 3, 6)", "SinusoidalPositionalEncoding.forward-width"),
+    Bad(enc.SinusoidalPositionalEncoding.forward,
+        lambda: enc.SinusoidalPositionalEncoding(8)(t(1, 3, 8, dtype=torch.long)),
+        TypeError, "x", "torch.int64", "SinusoidalPositionalEncoding.forward-int"),
+    Bad(enc.SinusoidalPositionalEncoding.forward,
+        lambda: enc.SinusoidalPositionalEncoding(8)(t(3, 8)),
+        ValueError, "x", "(3, 8)", "SinusoidalPositionalEncoding.forward-2d"),
+    Bad(enc.offset_matrix, lambda: enc.offset_matrix("1", 4),
+        TypeError, "offset", "'1'", "offset_matrix-str-offset"),
+    Bad(enc.offset_matrix, lambda: enc.offset_matrix(float("inf"), 4),
+        ValueError, "offset", "inf", "offset_matrix-inf-offset"),
+    Bad(enc.offset_matrix, lambda: enc.offset_matrix(1, 3),
+        ValueError, "d_model", "3", "offset_matrix-odd-d_model"),
+    Bad(enc.sinusoidal_encoding_2d, lambda: enc.sinusoidal_encoding_2d(2, 2, 6),
+        ValueError, "d_model", "6", "sinusoidal_encoding_2d-d_model-not-4k"),
+    Bad(enc.sinusoidal_encoding_2d, lambda: enc.sinusoidal_encoding_2d(0, 2, 8),
+        ValueError, "height", "0", "sinusoidal_encoding_2d-zero-height"),
+    Bad(enc.sinusoidal_encoding_2d, lambda: enc.sinusoidal_encoding_2d(2, -1, 8),
+        ValueError, "width", "-1", "sinusoidal_encoding_2d-negative-width"),
+    Bad(enc.sinusoidal_encoding_2d, lambda: enc.sinusoidal_encoding_2d(2, 2, 8, base=-1.0),
+        ValueError, "base", "-1.0", "sinusoidal_encoding_2d-negative-base"),
+    # ---------------------------------------------------------------- encodings: learned, embedding
+    Bad(enc.LearnedPositionalEmbedding, lambda: enc.LearnedPositionalEmbedding(0, 4),
+        ValueError, "max_len", "0", "LearnedPositionalEmbedding-zero-max_len"),
+    Bad(enc.LearnedPositionalEmbedding, lambda: enc.LearnedPositionalEmbedding(4, -2),
+        ValueError, "d_model", "-2", "LearnedPositionalEmbedding-negative-d_model"),
+    Bad(enc.LearnedPositionalEmbedding, lambda: enc.LearnedPositionalEmbedding(4, 4, 0.0),
+        ValueError, "init_std", "0.0", "LearnedPositionalEmbedding-zero-init_std"),
+    Bad(enc.LearnedPositionalEmbedding.forward,
+        lambda: enc.LearnedPositionalEmbedding(4, 8)(t(1, 6, 8)),
+        ValueError, "max_len", "6", "LearnedPositionalEmbedding.forward-longer-than-table"),
+    Bad(enc.LearnedPositionalEmbedding.forward,
+        lambda: enc.LearnedPositionalEmbedding(4, 8)(t(1, 2, 4)),
+        ValueError, "x", "(1, 2, 4)", "LearnedPositionalEmbedding.forward-width"),
+    Bad(enc.LearnedPositionalEmbedding.forward,
+        lambda: enc.LearnedPositionalEmbedding(4, 8)(t(1, 2, 8, dtype=torch.long)),
+        TypeError, "x", "torch.int64", "LearnedPositionalEmbedding.forward-int"),
+    Bad(enc.TokenAndPositionEmbedding, lambda: enc.TokenAndPositionEmbedding(5, 8, positional="rotary"),
+        ValueError, "positional", "'rotary'", "TokenAndPositionEmbedding-unknown-positional"),
+    Bad(enc.TokenAndPositionEmbedding, lambda: enc.TokenAndPositionEmbedding(5, 8, positional=None),
+        TypeError, "positional", "None", "TokenAndPositionEmbedding-None-positional"),
+    Bad(enc.TokenAndPositionEmbedding, lambda: enc.TokenAndPositionEmbedding(0, 8),
+        ValueError, "vocab_size", "0", "TokenAndPositionEmbedding-zero-vocab"),
+    Bad(enc.TokenAndPositionEmbedding, lambda: enc.TokenAndPositionEmbedding(5, 7),
+        ValueError, "d_model", "7", "TokenAndPositionEmbedding-odd-d_model-sinusoidal"),
+    Bad(enc.TokenAndPositionEmbedding, lambda: enc.TokenAndPositionEmbedding(5, 8, padding_idx=5),
+        ValueError, "padding_idx", "5", "TokenAndPositionEmbedding-padding_idx-past-vocab"),
+    Bad(enc.TokenAndPositionEmbedding, lambda: enc.TokenAndPositionEmbedding(5, 8, dropout=-0.1),
+        ValueError, "dropout", "-0.1", "TokenAndPositionEmbedding-negative-dropout"),
+    Bad(enc.TokenAndPositionEmbedding.forward, lambda: enc.TokenAndPositionEmbedding(5, 8)(t(1, 3)),
+        TypeError, "tokens", "torch.float32", "TokenAndPositionEmbedding.forward-float-tokens"),
+    Bad(enc.TokenAndPositionEmbedding.forward,
+        lambda: enc.TokenAndPositionEmbedding(5, 8)(torch.tensor([[1, 9]])),
+        ValueError, "tokens", "9", "TokenAndPositionEmbedding.forward-id-past-vocab"),
+    Bad(enc.TokenAndPositionEmbedding.forward,
+        lambda: enc.TokenAndPositionEmbedding(5, 8, max_len=4)(tokens(1, 6)),
+        ValueError, "max_len", "6", "TokenAndPositionEmbedding.forward-longer-than-table"),
+    Bad(enc.TokenAndPositionEmbedding.forward,
+        lambda: enc.TokenAndPositionEmbedding(5, 8)(tokens(1, 2, 3)),
+        ValueError, "tokens", "(1, 2, 3)", "TokenAndPositionEmbedding.forward-3d-tokens"),
+    # ---------------------------------------------------------------- encodings: rotary
+    Bad(enc.apply_rotary, lambda: enc.apply_rotary(t(3, 5)),
+        ValueError, "x.shape[-1]", "5", "apply_rotary-odd-width"),
+    Bad(enc.apply_rotary, lambda: enc.apply_rotary(t(3, 4, dtype=torch.long)),
+        TypeError, "x", "torch.int64", "apply_rotary-int"),
+    Bad(enc.apply_rotary, lambda: enc.apply_rotary(t(4)),
+        ValueError, "x", "(4,)", "apply_rotary-1d"),
+    Bad(enc.apply_rotary, lambda: enc.apply_rotary(t(3, 4), layout="neox"),
+        ValueError, "layout", "'neox'", "apply_rotary-unknown-layout"),
+    Bad(enc.apply_rotary, lambda: enc.apply_rotary(t(3, 4), base=0),
+        ValueError, "base", "0", "apply_rotary-zero-base"),
+    Bad(enc.apply_rotary, lambda: enc.apply_rotary(t(3, 4), positions=[0, 1]),
+        ValueError, "positions", "(2,)", "apply_rotary-positions-too-short"),
+    Bad(enc.apply_rotary, lambda: enc.apply_rotary(t(3, 4), positions=b(3)),
+        TypeError, "positions", "torch.bool", "apply_rotary-bool-positions"),
+    Bad(enc.rotate_half, lambda: enc.rotate_half(t(2, 3)),
+        ValueError, "x.shape[-1]", "3", "rotate_half-odd-width"),
+    Bad(enc.rotate_half, lambda: enc.rotate_half(np.zeros((2, 4))),
+        TypeError, "x", "ndarray", "rotate_half-numpy"),
+    Bad(enc.rotate_interleaved, lambda: enc.rotate_interleaved(t(2, 5)),
+        ValueError, "x.shape[-1]", "5", "rotate_interleaved-odd-width"),
+    Bad(enc.rotate_interleaved, lambda: enc.rotate_interleaved([1.0, 2.0]),
+        TypeError, "x", "list", "rotate_interleaved-list"),
+    Bad(enc.rotary_frequencies, lambda: enc.rotary_frequencies(3),
+        ValueError, "d", "3", "rotary_frequencies-odd-d"),
+    Bad(enc.rotary_frequencies, lambda: enc.rotary_frequencies(4, base=-1.0),
+        ValueError, "base", "-1.0", "rotary_frequencies-negative-base"),
+    Bad(enc.rotary_frequencies, lambda: enc.rotary_frequencies(4, dtype="float32"),
+        TypeError, "dtype", "'float32'", "rotary_frequencies-str-dtype",
+        missing="dtype is not checked to be a torch.dtype: torch reads the string as a device",
+        now=RuntimeError),
+    Bad(enc.interleaved_to_half_permutation, lambda: enc.interleaved_to_half_permutation(5),
+        ValueError, "d", "5", "interleaved_to_half_permutation-odd-d"),
+    Bad(enc.interleaved_to_half_permutation, lambda: enc.interleaved_to_half_permutation(0),
+        ValueError, "d", "0", "interleaved_to_half_permutation-zero-d"),
+    # ---------------------------------------------------------------- encodings: alibi, relative
+    Bad(enc.alibi_slopes, lambda: enc.alibi_slopes(0),
+        ValueError, "num_heads", "0", "alibi_slopes-zero-heads"),
+    Bad(enc.alibi_slopes, lambda: enc.alibi_slopes(2.0),
+        TypeError, "num_heads", "2.0", "alibi_slopes-float-heads"),
+    Bad(enc.alibi_bias, lambda: enc.alibi_bias(0, 2),
+        ValueError, "seq_len", "0", "alibi_bias-zero-seq_len"),
+    Bad(enc.alibi_bias, lambda: enc.alibi_bias(3, -1),
+        ValueError, "num_heads", "-1", "alibi_bias-negative-heads"),
+    Bad(enc.relative_positions, lambda: enc.relative_positions(0, 3, 2),
+        ValueError, "len_q", "0", "relative_positions-zero-len_q"),
+    Bad(enc.relative_positions, lambda: enc.relative_positions(3, "3", 2),
+        TypeError, "len_k", "'3'", "relative_positions-str-len_k"),
+    Bad(enc.relative_positions, lambda: enc.relative_positions(3, 3, -1),
+        ValueError, "max_distance", "-1", "relative_positions-negative-distance"),
+    Bad(enc.relative_scores, lambda: enc.relative_scores(t(3, 4, dtype=torch.long), t(3, 3, 4)),
+        TypeError, "q", "torch.int64", "relative_scores-int-q"),
+    Bad(enc.relative_scores, lambda: enc.relative_scores(t(3, 4), t(2, 3, 4)),
+        ValueError, "a", "(2, 3, 4)", "relative_scores-a-other-L_q"),
+    Bad(enc.relative_scores, lambda: enc.relative_scores(t(3, 4), t(3, 3, 5)),
+        ValueError, "a", "(3, 3, 5)", "relative_scores-a-other-d_k"),
+    Bad(enc.relative_scores, lambda: enc.relative_scores(t(3, 4), t(3, 4)),
+        ValueError, "a", "(3, 4)", "relative_scores-a-2d"),
+    Bad(enc.relative_values, lambda: enc.relative_values(t(3, 3), t(3, 2, 4)),
+        ValueError, "a", "(3, 2, 4)", "relative_values-a-other-L_k"),
+    Bad(enc.relative_values, lambda: enc.relative_values(t(3), t(3, 3, 4)),
+        ValueError, "weights", "(3,)", "relative_values-1d-weights"),
+    Bad(enc.RelativePositionEmbedding, lambda: enc.RelativePositionEmbedding(-1, 4),
+        ValueError, "max_distance", "-1", "RelativePositionEmbedding-negative-distance"),
+    Bad(enc.RelativePositionEmbedding, lambda: enc.RelativePositionEmbedding(2, 0),
+        ValueError, "d_k", "0", "RelativePositionEmbedding-zero-d_k"),
+    Bad(enc.RelativePositionEmbedding.forward, lambda: enc.RelativePositionEmbedding(2, 4)(0, 3),
+        ValueError, "len_q", "0", "RelativePositionEmbedding.forward-zero-len_q"),
+    Bad(enc.RelativePositionEmbedding.scores,
+        lambda: enc.RelativePositionEmbedding(2, 4).scores(t(3, 5), 3),
+        ValueError, "q", "(3, 5)", "RelativePositionEmbedding.scores-q-width"),
+    Bad(enc.RelativePositionEmbedding.scores,
+        lambda: enc.RelativePositionEmbedding(2, 4).scores(t(3, 4), 0),
+        ValueError, "len_k", "0", "RelativePositionEmbedding.scores-zero-len_k"),
+    Bad(enc.RelativePositionEmbedding.values,
+        lambda: enc.RelativePositionEmbedding(2, 4).values(t(3, 3, dtype=torch.long)),
+        TypeError, "weights", "torch.int64", "RelativePositionEmbedding.values-int-weights"),
+    # ---------------------------------------------------------------- data
+    Bad(data.vocab_size, lambda: data.vocab_size(0),
+        ValueError, "num_symbols", "0", "vocab_size-zero"),
+    Bad(data.apply_task, lambda: data.apply_task("rotate", tokens(2, 3)),
+        ValueError, "task", "'rotate'", "apply_task-unknown-task"),
+    Bad(data.apply_task, lambda: data.apply_task("copy", t(2, 3)),
+        TypeError, "src", "torch.float32", "apply_task-float-src"),
+    Bad(data.apply_task, lambda: data.apply_task("copy", tokens(3)),
+        ValueError, "src", "(3,)", "apply_task-1d-src"),
+    Bad(data.make_batch, lambda: data.make_batch("copy", 0),
+        ValueError, "batch_size", "0", "make_batch-zero-batch"),
+    Bad(data.make_batch, lambda: data.make_batch("copy", 2, num_symbols=-1),
+        ValueError, "num_symbols", "-1", "make_batch-negative-symbols"),
+    Bad(data.make_batch, lambda: data.make_batch("copy", 2, min_len=5, max_len=3),
+        ValueError, "max_len", "3", "make_batch-max_len-below-min_len"),
+    Bad(data.make_batch, lambda: data.make_batch("sorted", 2),
+        ValueError, "task", "'sorted'", "make_batch-unknown-task"),
+    Bad(data.make_batch, lambda: data.make_batch("copy", 2, generator=5),
+        TypeError, "generator", "5", "make_batch-int-generator",
+        missing="generator is not checked to be a torch.Generator: torch.randint's own "
+        "TypeError does not name the argument", now=AssertionError),
+    Bad(data.make_dataset, lambda: data.make_dataset("copy", 4, seed=-1),
+        ValueError, "seed", "-1", "make_dataset-negative-seed"),
+    Bad(data.make_dataset, lambda: data.make_dataset("copy", 0),
+        ValueError, "num_sequences", "0", "make_dataset-zero-sequences",
+        missing="num_sequences=0 is reported under the name of make_batch's argument "
+        "'batch_size', not 'num_sequences'", now=AssertionError),
+    Bad(data.batch_stream, lambda: data.batch_stream("copy", 0),
+        ValueError, "batch_size", "0", "batch_stream-zero-batch"),
+    Bad(data.batch_stream, lambda: data.batch_stream("copy", 2, min_len=0),
+        ValueError, "min_len", "0", "batch_stream-zero-min_len"),
+    Bad(data.iterate_minibatches, lambda: data.iterate_minibatches(tokens(3, 2), tokens(2, 2), 1),
+        ValueError, "tgt", "2", "iterate_minibatches-row-mismatch"),
+    Bad(data.iterate_minibatches, lambda: data.iterate_minibatches(tokens(2, 2), tokens(2, 2), 0),
+        ValueError, "batch_size", "0", "iterate_minibatches-zero-batch"),
+    Bad(data.iterate_minibatches, lambda: data.iterate_minibatches(t(2, 2), tokens(2, 2), 1),
+        TypeError, "src", "torch.float32", "iterate_minibatches-float-src"),
+    Bad(data.iterate_minibatches,
+        lambda: list(data.iterate_minibatches(tokens(2, 2), tokens(2, 2), 1, shuffle="yes")),
+        TypeError, "shuffle", "'yes'", "iterate_minibatches-str-shuffle",
+        missing="shuffle is not checked to be a bool: any truthy value shuffles", now=NO_ERROR),
+    Bad(data.to_symbols, lambda: data.to_symbols(tokens(2, 2)),
+        ValueError, "ids", "(2, 2)", "to_symbols-2d-ids"),
+    Bad(data.to_symbols, lambda: data.to_symbols(t(3)),
+        TypeError, "ids", "torch.float32", "to_symbols-float-ids"),
+    Bad(data.to_symbols, lambda: data.to_symbols("1 5 2"),
+        TypeError, "ids", "'1 5 2'", "to_symbols-str-ids",
+        missing="a non-tensor ids is not checked to be a list of ints: a string fails inside the "
+        "loop with a comparison TypeError that does not name ids", now=AssertionError),
+    # ---------------------------------------------------------------- transformer: blocks
+    Bad(FeedForward, lambda: FeedForward(8, 0),
+        ValueError, "d_ff", "0", "FeedForward-zero-d_ff"),
+    Bad(FeedForward, lambda: FeedForward(8, 16, dropout=2.0),
+        ValueError, "dropout", "2.0", "FeedForward-dropout"),
+    Bad(FeedForward.forward, lambda: FeedForward(8, 16)(t(1, 3, 5)),
+        ValueError, "x", "(1, 3, 5)", "FeedForward.forward-width",
+        missing="forward does not check x: torch's matmul RuntimeError names neither x nor "
+        "d_model", now=RuntimeError),
+    Bad(FeedForward.forward, lambda: FeedForward(8, 16)(t(1, 3, 8, dtype=torch.long)),
+        TypeError, "x", "torch.int64", "FeedForward.forward-int",
+        missing="forward does not check x's dtype: torch raises RuntimeError "
+        "'mat1 and mat2 must have the same dtype'", now=RuntimeError),
+    Bad(EncoderLayer, lambda: EncoderLayer(10, 3, 16),
+        ValueError, "num_heads", "3", "EncoderLayer-heads-not-dividing"),
+    Bad(EncoderLayer, lambda: EncoderLayer(8, 2, 16, norm_first="yes"),
+        TypeError, "norm_first", "'yes'", "EncoderLayer-str-norm_first"),
+    Bad(EncoderLayer.forward, lambda: EncoderLayer(8, 2, 16)(t(1, 3, 8), b(2, 2)),
+        ValueError, "mask", "(2, 2)", "EncoderLayer.forward-mask-not-broadcast"),
+    Bad(EncoderLayer.forward, lambda: EncoderLayer(8, 2, 16)(t(1, 3, 5)),
+        ValueError, "x", "(1, 3, 5)", "EncoderLayer.forward-width",
+        missing="the error comes from the inner MultiHeadAttention and names its argument "
+        "'query', not the layer's argument 'x'", now=AssertionError),
+    Bad(DecoderLayer, lambda: DecoderLayer(8, 3, 16),
+        ValueError, "num_heads", "3", "DecoderLayer-heads-not-dividing"),
+    Bad(DecoderLayer, lambda: DecoderLayer(8, 2, -16),
+        ValueError, "d_ff", "-16", "DecoderLayer-negative-d_ff"),
+    Bad(DecoderLayer.forward, lambda: DecoderLayer(8, 2, 16)(t(1, 3, 8), t(1, 4, 5)),
+        ValueError, "memory", "(1, 4, 5)", "DecoderLayer.forward-memory-width",
+        missing="the error comes from the cross-attention and names its argument 'key', not "
+        "the layer's argument 'memory'", now=AssertionError),
+    # ---------------------------------------------------------------- transformer: models
+    Bad(Transformer, lambda: model(positional="rotary"),
+        ValueError, "positional", "'rotary'", "Transformer-unknown-positional"),
+    Bad(Transformer, lambda: model(d_model=10, num_heads=4),
+        ValueError, "num_heads", "4", "Transformer-heads-not-dividing"),
+    Bad(Transformer, lambda: model(d_model=7, num_heads=1),
+        ValueError, "d_model", "7", "Transformer-odd-d_model-sinusoidal"),
+    Bad(Transformer, lambda: model(d_model=6, num_heads=2, positional="rope"),
+        ValueError, "num_heads", "2", "Transformer-rope-odd-d_k"),
+    Bad(Transformer, lambda: model(num_layers=0),
+        ValueError, "num_layers", "0", "Transformer-zero-layers"),
+    Bad(Transformer, lambda: Transformer(0, 7, d_model=8, num_heads=2),
+        ValueError, "src_vocab_size", "0", "Transformer-zero-src-vocab"),
+    Bad(Transformer, lambda: model(positional="relative", relative_max_distance=0),
+        ValueError, "relative_max_distance", "0", "Transformer-zero-distance"),
+    Bad(Transformer, lambda: model(norm_first=1),
+        TypeError, "norm_first", "1", "Transformer-int-norm_first"),
+    Bad(Transformer.forward, lambda: model()(t(1, 3), tokens(1, 3)),
+        TypeError, "src", "torch.float32", "Transformer.forward-float-src"),
+    Bad(Transformer.forward, lambda: model()(tokens(1, 3), tokens(3)),
+        ValueError, "tgt", "(3,)", "Transformer.forward-1d-tgt"),
+    Bad(Transformer.forward, lambda: model()(tokens(1, 3), tokens(1, 3), src_mask=t(1, 1, 1, 3)),
+        TypeError, "src_mask", "torch.float32", "Transformer.forward-float-src_mask"),
+    Bad(Transformer.forward, lambda: model()(tokens(1, 3), tokens(1, 3), src_mask=b(1, 1, 1, 4)),
+        ValueError, "src_mask", "(1, 1, 1, 4)", "Transformer.forward-src_mask-not-broadcast"),
+    Bad(Transformer.forward, lambda: model()(tokens(1, 3), tokens(1, 3), tgt_mask=b(2, 1, 3, 3)),
+        ValueError, "tgt_mask", "(2, 1, 3, 3)", "Transformer.forward-tgt_mask-enlarges-batch"),
+    Bad(Transformer.forward, lambda: model()(tokens(1, 9), tokens(1, 3)),
+        ValueError, "max_len", "9", "Transformer.forward-longer-than-table"),
+    Bad(Transformer.encode, lambda: model().encode(tokens(1, 2, 3)),
+        ValueError, "src", "(1, 2, 3)", "Transformer.encode-3d-src"),
+    Bad(Transformer.decode, lambda: model().decode(tokens(1, 3), t(1, 3, 6)),
+        ValueError, "memory", "(1, 3, 6)", "Transformer.decode-memory-width"),
+    Bad(Transformer.decode, lambda: model().decode(tokens(1, 3), t(2, 3, 8)),
+        ValueError, "memory", "(2, 3, 8)", "Transformer.decode-memory-batch"),
+    Bad(DecoderOnlyTransformer, lambda: DecoderOnlyTransformer(0),
+        ValueError, "vocab_size", "0", "DecoderOnlyTransformer-zero-vocab"),
+    Bad(DecoderOnlyTransformer, lambda: lm(positional="absolute"),
+        ValueError, "positional", "'absolute'", "DecoderOnlyTransformer-unknown-positional"),
+    Bad(DecoderOnlyTransformer, lambda: lm(d_model=12, num_heads=5),
+        ValueError, "num_heads", "5", "DecoderOnlyTransformer-heads-not-dividing"),
+    Bad(DecoderOnlyTransformer, lambda: lm(dropout=1.0),
+        ValueError, "dropout", "1.0", "DecoderOnlyTransformer-dropout"),
+    Bad(DecoderOnlyTransformer.forward, lambda: lm()(t(1, 3)),
+        TypeError, "tokens", "torch.float32", "DecoderOnlyTransformer.forward-float-tokens"),
+    Bad(DecoderOnlyTransformer.forward, lambda: lm()(tokens(1, 3), b(1, 1, 4, 4)),
+        ValueError, "mask", "(1, 1, 4, 4)", "DecoderOnlyTransformer.forward-mask-not-broadcast"),
+    Bad(DecoderOnlyTransformer.forward, lambda: lm()(tokens(1, 9)),
+        ValueError, "max_len", "9", "DecoderOnlyTransformer.forward-longer-than-table"),
+    Bad(TorchReferenceTransformer, lambda: ref(positional="rope"),
+        ValueError, "positional", "'rope'", "TorchReferenceTransformer-rope-unsupported"),
+    Bad(TorchReferenceTransformer, lambda: ref(d_model=9, num_heads=2),
+        ValueError, "num_heads", "2", "TorchReferenceTransformer-heads-not-dividing"),
+    Bad(TorchReferenceTransformer.forward, lambda: ref()(tokens(1, 3), t(1, 3)),
+        TypeError, "tgt", "torch.float32", "TorchReferenceTransformer.forward-float-tgt"),
+    Bad(TorchReferenceTransformer.encode, lambda: ref().encode(tokens(1, 3), b(1, 1, 1, 2)),
+        ValueError, "src_mask", "(1, 1, 1, 2)", "TorchReferenceTransformer.encode-mask"),
+    Bad(TorchReferenceTransformer.decode, lambda: ref().decode(tokens(1, 3), t(1, 3, 6)),
+        ValueError, "memory", "(1, 3, 6)", "TorchReferenceTransformer.decode-memory-width",
+        missing="decode does not check memory (Transformer.decode does): torch's matmul "
+        "RuntimeError names neither memory nor d_model", now=RuntimeError),
+    Bad(transformer.greedy_decode, lambda: transformer.greedy_decode(model(), tokens(1, 3), 0, 1),
+        ValueError, "max_len", "0", "greedy_decode-zero-max_len"),
+    Bad(transformer.greedy_decode, lambda: transformer.greedy_decode(model(), tokens(1, 3), 3, -1),
+        ValueError, "bos_id", "-1", "greedy_decode-negative-bos"),
+    Bad(transformer.greedy_decode, lambda: transformer.greedy_decode(model(), t(1, 3), 3, 1),
+        TypeError, "src", "torch.float32", "greedy_decode-float-src"),
+    Bad(transformer.greedy_decode,
+        lambda: transformer.greedy_decode(model(), tokens(1, 3), 3, 1, src_mask=t(1, 1, 1, 3)),
+        TypeError, "src_mask", "torch.float32", "greedy_decode-float-src_mask"),
+    Bad(transformer.greedy_decode, lambda: transformer.greedy_decode("model", tokens(1, 3), 3, 1),
+        TypeError, "model", "str", "greedy_decode-str-model",
+        missing="model is not checked to be an nn.Module with encode/decode: AttributeError "
+        "'str' object has no attribute 'training'", now=AttributeError),
+    Bad(transformer.greedy_decode, lambda: transformer.greedy_decode(model(), tokens(1, 3), 3, 9),
+        ValueError, "bos_id", "9", "greedy_decode-bos-past-vocab",
+        missing="bos_id is not checked against the model's vocabulary: the error names "
+        "'tokens', not bos_id", now=AssertionError),
+    Bad(transformer.count_parameters, lambda: transformer.count_parameters("model"),
+        TypeError, "module", "str", "count_parameters-str",
+        missing="module is not checked to be an nn.Module: AttributeError 'str' object has no "
+        "attribute 'parameters'", now=AttributeError),
+    # ---------------------------------------------------------------- plots
+    Bad(plots.plot_encoding, lambda: plots.plot_encoding(np.zeros(5)),
+        ValueError, "pe", "(5,)", "plot_encoding-1d"),
+    Bad(plots.plot_encoding, lambda: plots.plot_encoding(t(2, 3, 4)),
+        ValueError, "pe", "(2, 3, 4)", "plot_encoding-3d-tensor"),
+    Bad(plots.plot_attention, lambda: plots.plot_attention(np.zeros((1, 2, 2))),
+        ValueError, "weights", "(1, 2, 2)", "plot_attention-3d"),
+    Bad(plots.plot_attention, lambda: plots.plot_attention(np.zeros((2, 3)), keys=["a", "b"]),
+        ValueError, "keys", "2", "plot_attention-too-few-keys",
+        missing="keys is not checked against L_k: two labels on three columns are drawn "
+        "silently on the wrong ticks", now=NO_ERROR),
+    Bad(plots.set_style, lambda: plots.set_style(0),
+        ValueError, "dpi", "0", "set_style-zero-dpi",
+        missing="dpi is not checked: set_style(0) is accepted and figures fail later",
+        now=NO_ERROR),
+    # ---------------------------------------------------------------- exercises
+    Bad(exercises.run_checker, lambda: exercises.run_checker("t", 42, []),
+        TypeError, "fn", "int", "run_checker-not-callable"),
+    Bad(exercises.check_sinusoidal, lambda: exercises.check_sinusoidal(None),
+        TypeError, "fn", "NoneType", "check_sinusoidal-None"),
+    # ---------------------------------------------------------------- check_env
+    Bad(check_env.read_pins, lambda: check_env.read_pins("requirements.txt"),
+        TypeError, "path", "'requirements.txt'", "read_pins-str-path",
+        missing="path is not checked (nor converted with Path()): AttributeError 'str' object "
+        "has no attribute 'read_text'", now=AttributeError),
+    Bad(check_env.run_checks, lambda: check_env.run_checks(["numpy"]),
+        TypeError, "pins", "['numpy']", "run_checks-list-pins",
+        missing="pins is not checked to be a dict: AttributeError 'list' object has no "
+        "attribute 'items'", now=AttributeError),
+]
+
+
+def _param(case: Bad):
+    marks = []
+    if case.missing:
+        marks = [pytest.mark.xfail(strict=True, reason=case.missing, raises=case.now)]
+    return pytest.param(case, id=case.id, marks=marks)
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+@pytest.mark.parametrize("case", [_param(c) for c in CASES])
+def test_bad_input_raises_a_clear_error(case: Bad):
+    with pytest.raises(case.error) as info:
+        case.call()
+    message = str(info.value)
+    assert case.names in message, f"message does not name {case.names!r}: {message}"
+    assert case.shows in message, f"message does not show the bad value {case.shows!r}: {message}"
+
+
+def test_case_ids_are_unique_and_the_matrix_is_large():
+    ids = [c.id for c in CASES]
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+    assert len(CASES) >= 60
+
+
+# ------------------------------------------------------------------------------ completeness
+
+
+def _public_modules() -> list:
+    """``helpers`` and every submodule whose dotted name has no part starting with ``_``."""
+    names = ["helpers"] + [
+        info.name
+        for info in pkgutil.walk_packages(helpers.__path__, "helpers.")
+        if not any(part.startswith("_") for part in info.name.split("."))
+    ]
+    return [importlib.import_module(name) for name in sorted(names)]
+
+
+def _takes_arguments(fn, *, method: bool) -> bool:
+    params = list(inspect.signature(fn).parameters.values())
+    return len(params) > (1 if method else 0)
+
+
+def _label(obj) -> str:
+    return f"{obj.__module__}.{obj.__qualname__}"
+
+
+def public_callables() -> dict[str, object]:
+    """Every public function, class and public method (forward included) that takes arguments.
+
+    Re-exported names count once (by identity). Methods count only where the class defines them.
+    """
+    found: dict[str, object] = {}
+    for module in _public_modules():
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if inspect.isclass(obj):
+                if _takes_arguments(obj, method=False):
+                    found[_label(obj)] = obj
+                for attr, member in vars(obj).items():
+                    public = not attr.startswith("_") or attr == "forward"
+                    if public and inspect.isfunction(member) and attr != "extra_repr":
+                        if _takes_arguments(member, method=True):
+                            found[_label(member)] = member
+            elif callable(obj) and _takes_arguments(obj, method=False):
+                found[_label(obj)] = obj
+    return found
+
+
+def test_every_public_module_declares_all():
+    missing = [m.__name__ for m in _public_modules() if not hasattr(m, "__all__")]
+    assert not missing, f"public modules without __all__ (add one): {missing}"
+
+
+def test_every_public_callable_has_a_bad_input_case():
+    covered = {id(c.target) for c in CASES} | {id(obj) for obj in EXEMPT}
+    missing = sorted(label for label, obj in public_callables().items() if id(obj) not in covered)
+    assert not missing, "public callables without a case in tests/test_bad_inputs.py: " + ", ".join(
+        missing
+    )
+
+
+def test_exemptions_and_targets_are_still_public():
+    public = {id(obj) for obj in public_callables().values()}
+    stale = [_label(obj) for obj in EXEMPT if id(obj) not in public]
+    stale += sorted({c.id for c in CASES if id(c.target) not in public})
+    assert not stale, f"cases or exemptions for names that are no longer public: {stale}"
+
