@@ -1,0 +1,312 @@
+"""What the slide and site builds share: offline assets, templates and one export function.
+
+Offline means offline: nbconvert's stock templates load MathJax, require.js, jQuery, mermaid,
+the widget manager and reveal.js from public CDNs. The templates below drop every one of those
+and point at local copies that :func:`vendor_assets` takes from Python packages installed with
+the course (PyPI, pinned in requirements.txt):
+
+- MathJax 2 from ``jupyter-server-mathjax`` (``jupyter_server_mathjax/static``);
+- reveal.js 5 from ``sphinx-revealjs`` (``sphinx_revealjs/_static/revealjs``).
+
+Every page is one self-contained HTML file (figures are embedded as data URIs) plus a shared
+``_static/`` folder, so a built folder can be copied to a USB stick or opened with ``file://``.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib.util
+import os
+import re
+import shutil
+from pathlib import Path
+
+import nbformat
+from jinja2 import DictLoader
+from nbconvert import HTMLExporter, SlidesExporter
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+STATIC = "_static"
+EXTRA_PAGES = ("glossary", "references")  # notebooks/<name>.md -> <name>.html
+
+__all__ = [
+    "ROOT",
+    "course_notebooks",
+    "notebook_title",
+    "page_name",
+    "vendor_assets",
+    "export_page",
+    "external_assets",
+    "rewrite_local_links",
+]
+
+
+def course_notebooks(root: Path = ROOT) -> list[Path]:
+    """Every notebook of the course: the lessons in order, then the worked solutions."""
+    lessons = sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    solutions = sorted((root / "notebooks" / "solutions").glob("[0-9][0-9]_*.ipynb"))
+    return lessons + solutions
+
+
+def page_name(path: Path) -> Path:
+    """Where a notebook's page goes, relative to the build folder, without suffix:
+    ``notebooks/03_x.ipynb`` -> ``03_x``, ``notebooks/solutions/03_x.ipynb`` -> ``solutions/03_x``."""
+    path = Path(path)
+    return Path("solutions", path.stem) if path.parent.name == "solutions" else Path(path.stem)
+
+
+def notebook_title(notebook) -> str:
+    """The text of the first ``# `` heading of the first markdown cell (else an empty string)."""
+    for cell in notebook.cells:
+        if cell.cell_type != "markdown":
+            continue
+        for line in cell.source.splitlines():
+            if line.startswith("# "):
+                return line[2:].strip()
+        break
+    return ""
+
+
+# ---------------------------------------------------------------- vendored assets
+
+
+def _package_dir(module: str, hint: str) -> Path:
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError(f"the package {module!r} is not installed: pip install {hint}")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _mathjax_ignore(folder: str, names: list[str]) -> set[str]:
+    """Leave out what the course's pages never load: other languages and the SVG output."""
+    path = Path(folder)
+    if path.name == "localization":
+        return {n for n in names if n != "en"}
+    if path.name == "output" and path.parent.name == "jax":
+        return {"SVG"}
+    return set()
+
+
+def _reveal_files(source: Path) -> list[Path]:
+    """The part of reveal.js the slides use: core, one theme with its font, the notes plugin."""
+    fonts = source / "dist" / "theme" / "fonts" / "source-sans-pro"
+    files = [
+        source / "LICENSE",
+        source / "dist" / "reveal.css",
+        source / "dist" / "reveal.js",
+        source / "dist" / "theme" / "white.css",
+        source / "plugin" / "notes" / "notes.js",
+    ]
+    files += sorted(p for p in fonts.iterdir() if p.suffix in (".css", ".woff", ".woff2"))
+    return files
+
+
+def vendor_assets(out_dir: Path, reveal: bool = False) -> Path:
+    """Copy MathJax (and reveal.js) into ``out_dir/_static``; return that folder.
+
+    Copies only once per build folder: an existing ``_static/mathjax`` is kept.
+    """
+    static = Path(out_dir) / STATIC
+    mathjax_dest = static / "mathjax"
+    if not (mathjax_dest / "MathJax.js").exists():
+        source = _package_dir("jupyter_server_mathjax", "jupyter-server-mathjax") / "static"
+        shutil.copytree(source, mathjax_dest, ignore=_mathjax_ignore, dirs_exist_ok=True)
+    if reveal:
+        source = _package_dir("sphinx_revealjs", "sphinx-revealjs") / "_static" / "revealjs"
+        for path in _reveal_files(source):
+            dest = static / "reveal.js" / path.relative_to(source)
+            if not dest.exists():
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(path, dest)
+    return static
+
+
+# ---------------------------------------------------------------- templates
+
+_MATHJAX = r"""
+{%- macro local_mathjax(static) -%}
+<script type="text/x-mathjax-config">
+MathJax.Hub.Config({
+  tex2jax: {
+    inlineMath: [['$', '$'], ['\\(', '\\)']],
+    displayMath: [['$$', '$$'], ['\\[', '\\]']],
+    processEscapes: true,
+    processEnvironments: true
+  },
+  TeX: {equationNumbers: {autoNumber: "AMS", useLabelIds: true}},
+  displayAlign: 'center',
+  messageStyle: 'none',
+  "HTML-CSS": {
+    availableFonts: [], webFont: "STIX-Web", imageFont: null, preferredFont: null,
+    linebreaks: {automatic: true}
+  }
+});
+</script>
+<script src="{{ static }}/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"></script>
+{%- endmacro -%}
+"""
+
+_WIDGET_FALLBACK = """
+{%- block data_widget_view scoped %}
+<div class="jp-RenderedText jp-OutputArea-output {{ extra_class }}">
+<pre>[interactive widget: run this notebook in Jupyter to use it]</pre>
+</div>
+{%- endblock data_widget_view -%}
+"""
+
+_NAV_CSS = """
+<style type="text/css">
+nav.course-nav { font-family: var(--jp-ui-font-family, sans-serif); font-size: 14px;
+  padding: 8px 16px; border-bottom: 1px solid #ccc; background: #f7f7f7; }
+nav.course-nav a { margin-right: 1.2em; }
+main.course-page { max-width: 1100px; margin: 0 auto; padding: 0 16px; }
+</style>
+"""
+
+_SITE_TEMPLATE = (
+    "{%- extends 'index.html.j2' -%}\n"
+    "{% from 'course_mathjax.j2' import local_mathjax %}\n"
+    "{% block html_head_js %}{% endblock html_head_js %}\n"
+    "{% block jupyter_widgets %}{% endblock jupyter_widgets %}\n"
+    "{% block html_head_js_mermaidjs %}{% endblock html_head_js_mermaidjs %}\n"
+    "{% block html_head_js_mathjax %}{{ local_mathjax(resources.course.static) }}"
+    "{% endblock html_head_js_mathjax %}\n"
+    "{% block html_head_css %}" + _NAV_CSS + "{% endblock html_head_css %}\n"
+    "{%- block body_header -%}\n"
+    '<body class="jp-Notebook" data-jp-theme-light="true" data-jp-theme-name="JupyterLab Light">\n'
+    "{{ resources.course.nav }}\n"
+    '<main class="course-page">\n'
+    "{%- endblock body_header -%}\n"
+    "{% block body_footer %}</main>\n{{ resources.course.nav }}\n</body>{% endblock body_footer %}\n"
+    + _WIDGET_FALLBACK
+)
+
+_SLIDES_TEMPLATE = (
+    "{%- extends 'index.html.j2' -%}\n"
+    "{% from 'course_mathjax.j2' import local_mathjax %}\n"
+    "{% block html_head_js %}{% endblock html_head_js %}\n"
+    "{% block jupyter_widgets %}{% endblock jupyter_widgets %}\n"
+    "{% block html_head_js_mathjax %}{{ local_mathjax(resources.course.static) }}"
+    "{% endblock html_head_js_mathjax %}\n"
+    "{% block footer_js %}\n"
+    '<script src="{{ resources.reveal.url_prefix }}/dist/reveal.js"></script>\n'
+    '<script src="{{ resources.reveal.url_prefix }}/plugin/notes/notes.js"></script>\n'
+    "<script>\n"
+    "Reveal.initialize({controls: true, progress: true, history: true, center: false,\n"
+    '  transition: "{{ resources.reveal.transition }}", slideNumber: "c/t",\n'
+    "  width: {{ resources.reveal.width }}, height: {{ resources.reveal.height }},\n"
+    "  plugins: [RevealNotes]});\n"
+    "// A slide taller than the screen scrolls instead of overflowing; MathJax typesets\n"
+    "// hidden slides with zero size, so the visible one is typeset again.\n"
+    "function showSlide(slide) {\n"
+    "  var limit = Reveal.getConfig().height * 0.95;\n"
+    "  if (slide && slide.scrollHeight > limit) {\n"
+    "    slide.style.height = limit + 'px'; slide.style.overflowY = 'auto'; }\n"
+    "  if (slide && window.MathJax && MathJax.Hub) { MathJax.Hub.Queue(['Rerender', MathJax.Hub, slide]); }\n"
+    "}\n"
+    "Reveal.on('ready', function (event) { showSlide(event.currentSlide); });\n"
+    "Reveal.on('slidechanged', function (event) { showSlide(event.currentSlide); });\n"
+    "</script>\n"
+    "{% endblock footer_js %}\n" + _WIDGET_FALLBACK
+)
+
+_LOADER = DictLoader(
+    {
+        "course_mathjax.j2": _MATHJAX,
+        "course_site.html.j2": _SITE_TEMPLATE,
+        "course_slides.html.j2": _SLIDES_TEMPLATE,
+    }
+)
+
+
+def _exporter(kind: str):
+    if kind == "site":
+        return HTMLExporter(
+            template_name="lab", template_file="course_site.html.j2", extra_loaders=[_LOADER]
+        )
+    if kind == "slides":
+        exporter = SlidesExporter(
+            template_name="reveal", template_file="course_slides.html.j2", extra_loaders=[_LOADER]
+        )
+        exporter.reveal_theme = "white"
+        exporter.reveal_transition = "none"  # calmer on a projector
+        exporter.reveal_width, exporter.reveal_height = "1280", "800"
+        return exporter
+    raise ValueError(f"kind must be 'site' or 'slides', got {kind!r}")
+
+
+_EXPORTERS: dict[str, object] = {}
+
+
+def export_page(notebook, out_path: Path, static_dir: Path, kind: str, nav: str = "") -> Path:
+    """Write ``notebook`` (a NotebookNode) as one HTML page at ``out_path``.
+
+    ``static_dir`` is the build's ``_static`` folder (linked relatively, so the build folder can
+    move); ``kind`` is ``"site"`` (a JupyterLab-styled page) or ``"slides"`` (reveal.js).
+    """
+    if kind not in _EXPORTERS:
+        _EXPORTERS[kind] = _exporter(kind)
+    exporter = _EXPORTERS[kind]
+    out_path = Path(out_path)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    static = Path(os.path.relpath(static_dir, out_path.parent)).as_posix()
+    resources = {
+        "metadata": {"name": out_path.stem.removesuffix(".slides"), "path": str(out_path.parent)},
+        "course": {"static": static, "nav": nav},
+    }
+    if kind == "slides":  # the exporter copies its traits into resources["reveal"]
+        exporter.reveal_url_prefix = f"{static}/reveal.js"
+    body, _ = exporter.from_notebook_node(notebook, resources=resources)
+    suffix = ".slides.html" if kind == "slides" else ".html"
+    out_path.write_text(rewrite_local_links(body, suffix), encoding="utf-8")
+    return out_path
+
+
+# ---------------------------------------------------------------- checks and links
+
+_ASSET = re.compile(
+    r"<(script|link|img|iframe)\b[^>]*?\b(?:src|href)\s*=\s*[\"']([^\"']+)[\"']", re.IGNORECASE
+)
+_IMPORT = re.compile(r"""import\s[^'"]*?from\s+['"](https?:)?//""")
+
+
+def external_assets(page: str) -> list[str]:
+    """Scripts, style sheets, images and frames that ``page`` would fetch from the network.
+
+    Plain ``<a href="https://...">`` links (a paper, a repository) are not assets and pass.
+    """
+    found = [url for _, url in _ASSET.findall(page) if re.match(r"(https?:)?//", url)]
+    found += [m.group(0) for m in _IMPORT.finditer(page)]
+    found += re.findall(r"@import\s+url\(\s*['\"]?(?:https?:)?//[^)]*\)", page)
+    return found
+
+
+_LOCAL_LINK = re.compile(r'href="(?![a-z]+:|#|/)([^"#]+)\.(ipynb|md)(#[^"]*)?"')
+
+
+def rewrite_local_links(page: str, notebook_suffix: str = ".html") -> str:
+    """Point relative links at ``*.ipynb`` and ``*.md`` to the pages built from them:
+    notebooks to ``<name><notebook_suffix>``, markdown files to ``<name>.html``."""
+
+    def replace(match: re.Match) -> str:
+        suffix = notebook_suffix if match.group(2) == "ipynb" else ".html"
+        return f'href="{match.group(1)}{suffix}{match.group(3) or ""}"'
+
+    return _LOCAL_LINK.sub(replace, page)
+
+
+def markdown_notebook(path: Path):
+    """A one-cell notebook holding a markdown file, to render it with the same template."""
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells.append(nbformat.v4.new_markdown_cell(path.read_text(encoding="utf-8")))
+    notebook.metadata["title"] = notebook_title(notebook) or path.stem
+    return notebook
+
+
+def nav_bar(links: list[tuple[str, str]]) -> str:
+    """A small navigation bar: ``links`` are ``(label, href)`` pairs, hrefs already relative."""
+    anchors = "".join(
+        f'<a href="{html.escape(href)}">{html.escape(label)}</a>' for label, href in links
+    )
+    return f'<nav class="course-nav">{anchors}</nav>'
