@@ -31,6 +31,7 @@ import helpers
 from helpers import attention, check_env, data, exercises, plots, transformer
 from helpers import encodings as enc
 from helpers.attention import MultiHeadAttention
+from helpers.encodings import naive
 from helpers.transformer import (
     DecoderLayer,
     DecoderOnlyTransformer,
@@ -261,6 +262,53 @@ CASES: list[Bad] = [
         ValueError, "width", "-1", "sinusoidal_encoding_2d-negative-width"),
     Bad(enc.sinusoidal_encoding_2d, lambda: enc.sinusoidal_encoding_2d(2, 2, 8, base=-1.0),
         ValueError, "base", "-1.0", "sinusoidal_encoding_2d-negative-base"),
+    # ---------------------------------------------------------------- encodings: naive schemes
+    Bad(naive.index_encoding, lambda: naive.index_encoding(np.array([0.0, 1.0])),
+        TypeError, "positions", "float64", "index_encoding-float-positions"),
+    Bad(naive.index_encoding, lambda: naive.index_encoding(np.zeros((2, 2), dtype=int)),
+        TypeError, "positions", "(2, 2)", "index_encoding-2d-positions"),
+    Bad(naive.normalized_index_encoding, lambda: naive.normalized_index_encoding([0, -1]),
+        ValueError, "positions", "-1", "normalized_index_encoding-negative-position"),
+    Bad(naive.bounded_decreasing_encoding, lambda: naive.bounded_decreasing_encoding([0.5]),
+        TypeError, "positions", "float64", "bounded_decreasing_encoding-float-positions"),
+    Bad(naive.binary_encoding, lambda: naive.binary_encoding(np.arange(3), 0),
+        ValueError, "num_bits", "0", "binary_encoding-zero-bits"),
+    Bad(naive.single_sine_encoding, lambda: naive.single_sine_encoding(np.arange(3), 0),
+        ValueError, "omega", "0", "single_sine_encoding-zero-omega"),
+    Bad(naive.random_encoding, lambda: naive.random_encoding(np.arange(3), dim=-4),
+        ValueError, "dim", "-4", "random_encoding-negative-dim"),
+    Bad(naive.unique_per_position, lambda: naive.unique_per_position(42),
+        TypeError, "encode", "42", "unique_per_position-not-callable"),
+    Bad(naive.unique_per_position, lambda: naive.unique_per_position(naive.index_encoding, 1),
+        ValueError, "seq_len", "1", "unique_per_position-one-position"),
+    Bad(naive.unique_per_position,
+        lambda: naive.unique_per_position(lambda p: np.zeros((3, 3)), seq_len=5),
+        ValueError, "encode", "(3, 3)", "unique_per_position-wrong-rows"),
+    Bad(naive.consistent_distance, lambda: naive.consistent_distance(naive.index_encoding, ()),
+        ValueError, "lengths", "()", "consistent_distance-no-lengths"),
+    Bad(naive.consistent_distance,
+        lambda: naive.consistent_distance(naive.index_encoding, (4, 8), max_delta=4),
+        ValueError, "max_delta", "4", "consistent_distance-max_delta-too-large"),
+    Bad(naive.consistent_distance, lambda: naive.consistent_distance(naive.index_encoding, 16),
+        TypeError, "lengths", "16", "consistent_distance-int-lengths",
+        missing="lengths is not checked to be a tuple: a bare int fails with "
+        "\"'int' object is not iterable\", which does not name lengths", now=AssertionError),
+    Bad(naive.bounded_and_length_independent,
+        lambda: naive.bounded_and_length_independent(naive.index_encoding, (10,)),
+        ValueError, "lengths", "(10,)", "bounded_and_length_independent-one-length"),
+    Bad(naive.bounded_and_length_independent,
+        lambda: naive.bounded_and_length_independent(naive.index_encoding, bound=0),
+        ValueError, "bound", "0", "bounded_and_length_independent-zero-bound"),
+    Bad(naive.deterministic, lambda: naive.deterministic(naive.index_encoding, seq_len=0),
+        ValueError, "seq_len", "0", "deterministic-zero-seq_len"),
+    Bad(naive.score_schemes, lambda: naive.score_schemes([naive.index_encoding]),
+        TypeError, "schemes", "list", "score_schemes-list",
+        missing="schemes is not checked to be a mapping: AttributeError 'list' object has no "
+        "attribute 'items'", now=AttributeError),
+    Bad(naive.format_score_table, lambda: naive.format_score_table(["index"]),
+        TypeError, "scores", "list", "format_score_table-list",
+        missing="scores is not checked to be a mapping: AttributeError 'list' object has no "
+        "attribute 'values'", now=AttributeError),
     # ---------------------------------------------------------------- encodings: learned, embedding
     Bad(enc.LearnedPositionalEmbedding, lambda: enc.LearnedPositionalEmbedding(0, 4),
         ValueError, "max_len", "0", "LearnedPositionalEmbedding-zero-max_len"),
@@ -557,8 +605,6 @@ CASES: list[Bad] = [
     # ---------------------------------------------------------------- exercises
     Bad(exercises.run_checker, lambda: exercises.run_checker("t", 42, []),
         TypeError, "fn", "int", "run_checker-not-callable"),
-    Bad(exercises.check_sinusoidal, lambda: exercises.check_sinusoidal(None),
-        TypeError, "fn", "NoneType", "check_sinusoidal-None"),
     # ---------------------------------------------------------------- check_env
     Bad(check_env.read_pins, lambda: check_env.read_pins("requirements.txt"),
         TypeError, "path", "'requirements.txt'", "read_pins-str-path",
@@ -568,6 +614,16 @@ CASES: list[Bad] = [
         TypeError, "pins", "['numpy']", "run_checks-list-pins",
         missing="pins is not checked to be a dict: AttributeError 'list' object has no "
         "attribute 'items'", now=AttributeError),
+]
+
+
+# Every exercise checker hands the learner's function to run_checker, which rejects a
+# non-function: one generated case per checker, so a new checker is covered the day it lands.
+CASES += [
+    Bad(getattr(exercises, name), lambda name=name: getattr(exercises, name)(None),
+        TypeError, "fn", "NoneType", f"{name}-None")
+    for name in exercises.__all__
+    if name.startswith("check_")
 ]
 
 
