@@ -20,7 +20,6 @@ import inspect
 import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -103,6 +102,8 @@ def ref(**kwargs) -> TorchReferenceTransformer:
 sdpa = attention.scaled_dot_product_attention
 SHAPE_Q = (1, 3, 4)  # (batch, L_q, d_k) for the attention cases
 
+# A table, aligned by hand for reading: one case per group of lines.
+# fmt: off
 CASES: list[Bad] = [
     # ---------------------------------------------------------------- helpers
     Bad(helpers.seed_everything, lambda: helpers.seed_everything(-1),
@@ -615,13 +616,20 @@ CASES: list[Bad] = [
         missing="pins is not checked to be a dict: AttributeError 'list' object has no "
         "attribute 'items'", now=AttributeError),
 ]
+# fmt: on
 
 
 # Every exercise checker hands the learner's function to run_checker, which rejects a
 # non-function: one generated case per checker, so a new checker is covered the day it lands.
 CASES += [
-    Bad(getattr(exercises, name), lambda name=name: getattr(exercises, name)(None),
-        TypeError, "fn", "NoneType", f"{name}-None")
+    Bad(
+        getattr(exercises, name),
+        lambda name=name: getattr(exercises, name)(None),
+        TypeError,
+        "fn",
+        "NoneType",
+        f"{name}-None",
+    )
     for name in exercises.__all__
     if name.startswith("check_")
 ]
@@ -691,9 +699,13 @@ def public_callables() -> dict[str, object]:
                     found[_label(obj)] = obj
                 for attr, member in vars(obj).items():
                     public = not attr.startswith("_") or attr == "forward"
-                    if public and inspect.isfunction(member) and attr != "extra_repr":
-                        if _takes_arguments(member, method=True):
-                            found[_label(member)] = member
+                    if (
+                        public
+                        and inspect.isfunction(member)
+                        and attr != "extra_repr"
+                        and _takes_arguments(member, method=True)
+                    ):
+                        found[_label(member)] = member
             elif callable(obj) and _takes_arguments(obj, method=False):
                 found[_label(obj)] = obj
     return found
@@ -717,4 +729,3 @@ def test_exemptions_and_targets_are_still_public():
     stale = [_label(obj) for obj in EXEMPT if id(obj) not in public]
     stale += sorted({c.id for c in CASES if id(c.target) not in public})
     assert not stale, f"cases or exemptions for names that are no longer public: {stale}"
-
