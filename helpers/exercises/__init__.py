@@ -6,6 +6,7 @@ case passes. Call it with your function, e.g. ``check_sinusoidal(my_encoding)``.
 """
 
 from ._core import Case, Mistake, as_numpy, run_checker
+from .attention import check_attention, check_causal_mask, check_padding_mask
 from .encodings import (
     check_binary_encoding,
     check_offset_matrix,
@@ -28,4 +29,7 @@ __all__ = [
     "check_relative_positions",
     "check_rotary",
     "check_alibi_slopes",
+    "check_attention",
+    "check_causal_mask",
+    "check_padding_mask",
 ]

@@ -1,0 +1,243 @@
+"""Checkers for the attention exercises (notebooks 06-08).
+
+- ``check_attention(fn)``: ``fn(q, k, v, mask)`` returns ``(output, weights)`` like
+  :func:`helpers.attention.scaled_dot_product_attention` (``mask`` may be None; True = may attend).
+- ``check_causal_mask(fn)``: ``fn(seq_len)`` returns the ``(seq_len, seq_len)`` causal mask.
+- ``check_padding_mask(fn)``: ``fn(tokens, pad_id)`` returns the ``(batch, 1, 1, seq_len)`` mask.
+
+The hidden cases never mask a whole row, so a plain ``masked_fill(-inf)`` + softmax passes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import torch
+
+from ..attention import causal_mask, padding_mask, scaled_dot_product_attention
+from ._core import Case, Mistake, as_numpy, run_checker
+
+__all__ = ["check_attention", "check_causal_mask", "check_padding_mask"]
+
+
+def _check_callable(fn: object) -> None:
+    # The checkers wrap fn before handing it to run_checker: reject a non-function here.
+    if not callable(fn):
+        raise TypeError(f"fn must be a function, got {type(fn).__name__}")
+
+
+# ------------------------------------------------------------------------------ attention
+
+
+def _attention_cases() -> list[Case]:
+    generator = torch.Generator().manual_seed(0)
+
+    def randn(*shape: int) -> torch.Tensor:
+        return torch.randn(*shape, generator=generator, dtype=torch.float64)
+
+    # A mask in which every query row sees some keys and misses others (so that a flipped
+    # polarity gives a finite, recognisable answer rather than NaN).
+    mixed = torch.tensor(
+        [
+            [True, False, True, True, False],
+            [False, True, True, False, True],
+            [True, True, False, False, False],
+        ]
+    )  # (L_q=3, L_k=5)
+    cases = [
+        ((randn(1, 4), randn(2, 4), randn(2, 3), None), "one query, two keys, no mask"),
+        ((randn(2, 3, 8), randn(2, 5, 8), randn(2, 5, 6), None), "batch of 2, L_q=3, L_k=5"),
+        ((randn(2, 3, 8), randn(2, 5, 8), randn(2, 5, 6), mixed), "L_q=3, L_k=5 with a mask"),
+        (
+            (randn(2, 4, 6, 16), randn(2, 4, 6, 16), randn(2, 4, 6, 6), causal_mask(6)),
+            "4 heads, causal mask",
+        ),
+    ]
+    return [Case(args, scaled_dot_product_attention(*args)[1], label) for args, label in cases]
+
+
+def _softmax_weights(q, k, mask, scale: float, dim: int = -1, polarity: bool = True):
+    scores = q @ k.transpose(-2, -1) * scale
+    if mask is not None:
+        scores = scores.masked_fill(~mask if polarity else mask, float("-inf"))
+    return torch.softmax(scores, dim=dim)
+
+
+def _no_scale(q, k, v, mask):
+    return _softmax_weights(q, k, mask, 1.0)
+
+
+def _divided_by_d_k(q, k, v, mask):
+    return _softmax_weights(q, k, mask, 1.0 / q.shape[-1])
+
+
+def _wrong_polarity(q, k, v, mask):
+    return _softmax_weights(q, k, mask, 1.0 / math.sqrt(q.shape[-1]), polarity=False)
+
+
+def _softmax_over_queries(q, k, v, mask):
+    return _softmax_weights(q, k, mask, 1.0 / math.sqrt(q.shape[-1]), dim=-2)
+
+
+def _mask_ignored(q, k, v, mask):
+    return _softmax_weights(q, k, None, 1.0 / math.sqrt(q.shape[-1]))
+
+
+def _mask_after_softmax(q, k, v, mask):
+    weights = _softmax_weights(q, k, None, 1.0 / math.sqrt(q.shape[-1]))
+    return weights if mask is None else weights * mask  # rows no longer sum to 1
+
+
+def _weights_of(fn: Callable) -> Callable:
+    """Wrap fn: check it returns (output, weights) with output == weights @ v; give weights."""
+
+    def weights_only(q, k, v, mask):
+        result = fn(q, k, v, mask)
+        if not isinstance(result, (tuple, list)) or len(result) != 2:
+            raise TypeError(
+                "return a pair (output, weights), like "
+                "helpers.attention.scaled_dot_product_attention"
+            )
+        output, weights = (torch.as_tensor(as_numpy(x), dtype=torch.float64) for x in result)
+        expected_shape = (*q.shape[:-1], v.shape[-1])
+        if tuple(output.shape) != expected_shape:
+            raise ValueError(
+                f"output must have shape (..., L_q, d_v) = {expected_shape}, "
+                f"got {tuple(output.shape)}"
+            )
+        if weights.shape == (*q.shape[:-1], k.shape[-2]) and not torch.allclose(
+            output, weights @ v, atol=1e-6
+        ):
+            raise ValueError("output must equal weights @ v (the weighted average of the values)")
+        return weights
+
+    return weights_only
+
+
+def check_attention(fn: Callable) -> bool:
+    """Check ``fn(q, k, v, mask) -> (output, weights)`` against scaled dot-product attention.
+
+    ``q (..., L_q, d_k)``, ``k (..., L_k, d_k)``, ``v (..., L_k, d_v)`` are float64 tensors and
+    ``mask`` is None or a boolean tensor broadcastable to ``(..., L_q, L_k)``, True = may attend.
+    """
+    _check_callable(fn)
+    mistakes = [
+        Mistake(
+            _no_scale,
+            "the scores are not divided by sqrt(d_k): use q @ k^T / sqrt(d_k), or the softmax "
+            "saturates as d_k grows.",
+        ),
+        Mistake(_divided_by_d_k, "you divide by d_k; divide by sqrt(d_k)."),
+        Mistake(
+            _wrong_polarity,
+            "the mask polarity is flipped: in this course True means 'may attend', so fill "
+            "the scores where the mask is False (masked_fill(~mask, -inf)).",
+        ),
+        Mistake(
+            _softmax_over_queries,
+            "the softmax runs over the wrong axis: normalise over the keys (dim=-1), so that "
+            "each query's weights sum to 1.",
+        ),
+        Mistake(
+            _mask_ignored, "the mask is ignored: fill masked scores with -inf before the softmax."
+        ),
+        Mistake(
+            _mask_after_softmax,
+            "the mask is applied after the softmax, so the rows no longer sum to 1: fill the "
+            "scores with -inf before the softmax instead.",
+        ),
+    ]
+    return run_checker(
+        "check_attention",
+        _weights_of(fn),
+        _attention_cases(),
+        mistakes,
+        generic_hint="compare your weights with softmax(q @ k^T / sqrt(d_k)) on the "
+        "first case, by hand.",
+    )
+
+
+# ------------------------------------------------------------------------------ causal mask
+
+
+def _upper_triangular(seq_len: int) -> torch.Tensor:
+    return torch.ones(seq_len, seq_len, dtype=torch.bool).triu()
+
+
+def _strict_lower(seq_len: int) -> torch.Tensor:
+    return torch.ones(seq_len, seq_len, dtype=torch.bool).tril(diagonal=-1)
+
+
+def _ignore_polarity(seq_len: int) -> torch.Tensor:
+    return ~causal_mask(seq_len)
+
+
+def check_causal_mask(fn: Callable[[int], object]) -> bool:
+    """Check ``fn(seq_len)``: a boolean ``(seq_len, seq_len)`` mask, True where ``j <= i``."""
+    _check_callable(fn)
+    cases = [Case((n,), causal_mask(n), f"seq_len={n}") for n in (4, 1, 2, 9)]
+    mistakes = [
+        Mistake(
+            _ignore_polarity,
+            "your mask is True where attention is forbidden (nn.MultiheadAttention's "
+            "convention); in this course True means 'may attend': query i sees keys j <= i.",
+        ),
+        Mistake(
+            _upper_triangular,
+            "your mask is upper triangular, so each query sees the future: rows are queries, "
+            "columns keys, and query i may attend to keys j <= i (tril).",
+        ),
+        Mistake(
+            _strict_lower,
+            "the diagonal is False, so a token cannot attend to itself (and the first row is "
+            "fully masked): keep j == i visible.",
+        ),
+    ]
+    return run_checker(
+        "check_causal_mask",
+        fn,
+        cases,
+        mistakes,
+        generic_hint="print your mask for seq_len=3: it should be lower triangular.",
+    )
+
+
+# ------------------------------------------------------------------------------ padding mask
+
+
+def _padding_flipped(tokens: torch.Tensor, pad_id: int) -> torch.Tensor:
+    return ~padding_mask(tokens, pad_id)
+
+
+def _pad_id_zero(tokens: torch.Tensor, pad_id: int) -> torch.Tensor:
+    return padding_mask(tokens, 0)
+
+
+def check_padding_mask(fn: Callable[[torch.Tensor, int], object]) -> bool:
+    """Check ``fn(tokens, pad_id)``: boolean ``(batch, 1, 1, seq_len)``, True for real tokens."""
+    _check_callable(fn)
+    args = [
+        (torch.tensor([[5, 7, 2, 0, 0], [3, 1, 4, 1, 5]]), 0),
+        (torch.tensor([[9, 9, 1]]), 1),
+        (torch.tensor([[4, 2, 3, 3], [4, 3, 3, 3], [2, 3, 3, 3]]), 3),
+    ]
+    cases = [
+        Case(a, padding_mask(*a), f"tokens of shape {tuple(a[0].shape)}, pad_id={a[1]}")
+        for a in args
+    ]
+    mistakes = [
+        Mistake(
+            _padding_flipped,
+            "the polarity is flipped: True must mark real tokens (may attend), False padding.",
+        ),
+        Mistake(_pad_id_zero, "you compare with 0; compare with the pad_id argument."),
+    ]
+    return run_checker(
+        "check_padding_mask",
+        fn,
+        cases,
+        mistakes,
+        generic_hint="the mask is (tokens != pad_id) with two singleton axes "
+        "inserted: (batch, 1, 1, seq_len) broadcasts over heads and queries.",
+    )
