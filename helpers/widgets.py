@@ -1,0 +1,131 @@
+"""Optional interactive widgets: sliders where exploring beats reading.
+
+:func:`explore_encoding` draws a sinusoidal-style encoding table and one of its rows, with
+sliders for the position ``t``, the width ``d_model`` and the ``base``. It needs ipywidgets
+and a Jupyter front end to be interactive; without ipywidgets it draws one static figure for
+the starting values and returns None, so a notebook that calls it still runs everywhere
+(headless under nbval, in a plain Python script, in the static HTML site).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from ._checks import check_even, check_int, check_positive_float
+from .encodings import sinusoidal_encoding
+from .plots import plot_encoding
+
+__all__ = ["draw_encoding", "explore_encoding"]
+
+Encoding = Callable[[int, int, float], np.ndarray]
+
+
+def _table(encoding: Encoding, num_positions: int, d_model: int, base: float) -> np.ndarray:
+    pe = encoding(num_positions, d_model, base)
+    if hasattr(pe, "detach"):
+        pe = pe.detach().cpu().numpy()
+    pe = np.asarray(pe, dtype=np.float64)
+    if pe.shape != (num_positions, d_model):
+        raise ValueError(
+            f"encoding must return shape (num_positions, d_model) = {(num_positions, d_model)}, "
+            f"got {pe.shape}"
+        )
+    return pe
+
+
+def draw_encoding(
+    position: int,
+    d_model: int,
+    base: float = 10000.0,
+    num_positions: int = 64,
+    encoding: Encoding = sinusoidal_encoding,
+) -> np.ndarray:
+    """Draw the table ``encoding(num_positions, d_model, base)`` and its row ``t = position``.
+
+    Left: the heatmap of the table ``(num_positions, d_model)`` with the chosen row marked.
+    Right: that row, even dimensions (sin) and odd dimensions (cos) in two markers.
+    Returns the table drawn, shape ``(num_positions, d_model)``.
+    """
+    num_positions = check_int("num_positions", num_positions, minimum=1)
+    position = check_int("position", position, minimum=0)
+    if position >= num_positions:
+        raise ValueError(f"position must be < num_positions={num_positions}, got {position}")
+    d_model = check_even("d_model", d_model)
+    base = check_positive_float("base", base)
+    if not callable(encoding):
+        raise TypeError(f"encoding must be a function, got {type(encoding).__name__}")
+    pe = _table(encoding, num_positions, d_model, base)  # (num_positions, d_model)
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10.0, 3.6))
+    plot_encoding(pe, ax=left, title=f"table: d_model = {d_model}, base = {base:g}")
+    left.axhline(position, color="black", linewidth=1.0)
+    i = np.arange(d_model)
+    right.plot(i[0::2], pe[position, 0::2], "o", label="even i: sin")
+    right.plot(i[1::2], pe[position, 1::2], "s", label="odd i: cos")
+    right.set(
+        title=f"row PE[t = {position}]", xlabel="dimension i", ylabel="value", ylim=(-1.1, 1.1)
+    )
+    right.legend(loc="lower right")
+    fig.tight_layout()
+    plt.show()
+    plt.close(fig)
+    return pe
+
+
+def explore_encoding(
+    position: int = 10,
+    d_model: int = 64,
+    base: float = 10000.0,
+    num_positions: int = 64,
+    encoding: Encoding = sinusoidal_encoding,
+):
+    """Sliders for ``position``, ``d_model`` and ``base`` over :func:`draw_encoding`.
+
+    ``encoding(num_positions, d_model, base)`` is the table to explore (the course's sinusoidal
+    encoding by default; pass a buggy one to compare). Returns the widget (an
+    ``ipywidgets.VBox`` whose ``sliders`` dict holds the three sliders and whose ``table`` is
+    the table drawn last); display it by leaving it as a cell's last expression. Without
+    ipywidgets, draws the starting values once and returns None.
+    """
+    num_positions = check_int("num_positions", num_positions, minimum=1)
+    position = check_int("position", position, minimum=0)
+    d_model = check_even("d_model", d_model)
+    base = check_positive_float("base", base)
+    if position >= num_positions:
+        raise ValueError(f"position must be < num_positions={num_positions}, got {position}")
+    try:
+        import ipywidgets as widgets
+    except ImportError:
+        print("ipywidgets is not installed: a static figure for the starting values instead.")
+        draw_encoding(position, d_model, base, num_positions, encoding)
+        return None
+
+    sliders = {
+        "position": widgets.IntSlider(position, 0, num_positions - 1, description="position t"),
+        "d_model": widgets.IntSlider(d_model, 2, max(256, d_model), step=2, description="d_model"),
+        "base": widgets.FloatLogSlider(
+            base, base=10, min=1, max=6, step=0.25, description="base", readout_format=".3g"
+        ),
+    }
+    output = widgets.Output()
+    box = widgets.VBox([widgets.HBox(list(sliders.values())), output])
+    box.sliders = sliders
+
+    def redraw(_change=None) -> None:
+        output.clear_output(wait=True)
+        with output:
+            box.table = draw_encoding(
+                sliders["position"].value,
+                sliders["d_model"].value,
+                sliders["base"].value,
+                num_positions,
+                encoding,
+            )
+
+    for slider in sliders.values():
+        slider.observe(redraw, names="value")
+    redraw()
+    return box
