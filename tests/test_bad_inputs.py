@@ -27,7 +27,7 @@ import pytest
 import torch
 
 import helpers
-from helpers import attention, check_env, data, exercises, plots, transformer
+from helpers import attention, check_env, data, exercises, plots, transformer, widgets
 from helpers import encodings as enc
 from helpers.attention import MultiHeadAttention
 from helpers.encodings import naive
@@ -603,6 +603,28 @@ CASES: list[Bad] = [
         ValueError, "dpi", "0", "set_style-zero-dpi",
         missing="dpi is not checked: set_style(0) is accepted and figures fail later",
         now=NO_ERROR),
+    # ---------------------------------------------------------------- widgets
+    Bad(widgets.draw_encoding, lambda: widgets.draw_encoding(64, 8),
+        ValueError, "position", "64", "draw_encoding-position-past-table"),
+    Bad(widgets.draw_encoding, lambda: widgets.draw_encoding(3, 7),
+        ValueError, "d_model", "7", "draw_encoding-odd-d_model"),
+    Bad(widgets.draw_encoding, lambda: widgets.draw_encoding(3, 8, base=0.0),
+        ValueError, "base", "0.0", "draw_encoding-zero-base"),
+    Bad(widgets.draw_encoding, lambda: widgets.draw_encoding(3, 8, num_positions=0),
+        ValueError, "num_positions", "0", "draw_encoding-zero-positions"),
+    Bad(widgets.draw_encoding, lambda: widgets.draw_encoding(3, 8, encoding=42),
+        TypeError, "encoding", "int", "draw_encoding-encoding-not-callable"),
+    Bad(widgets.draw_encoding,
+        lambda: widgets.draw_encoding(3, 8, encoding=lambda n, d, base: np.zeros((n, d + 1))),
+        ValueError, "encoding", "(64, 9)", "draw_encoding-encoding-wrong-shape"),
+    Bad(widgets.explore_encoding, lambda: widgets.explore_encoding(position=-1),
+        ValueError, "position", "-1", "explore_encoding-negative-position"),
+    Bad(widgets.explore_encoding, lambda: widgets.explore_encoding(d_model=5),
+        ValueError, "d_model", "5", "explore_encoding-odd-d_model"),
+    Bad(widgets.explore_encoding, lambda: widgets.explore_encoding(position=8, num_positions=8),
+        ValueError, "position", "8", "explore_encoding-position-past-table"),
+    Bad(widgets.explore_encoding, lambda: widgets.explore_encoding(base="10000"),
+        TypeError, "base", "'10000'", "explore_encoding-str-base"),
     # ---------------------------------------------------------------- exercises
     Bad(exercises.run_checker, lambda: exercises.run_checker("t", 42, []),
         TypeError, "fn", "int", "run_checker-not-callable"),
