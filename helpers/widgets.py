@@ -9,16 +9,20 @@ the starting values and returns None, so a notebook that calls it still runs eve
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.figure import Figure
 
 from ._checks import check_even, check_int, check_positive_float
 from .encodings import sinusoidal_encoding
 from .plots import plot_encoding
 
 __all__ = ["draw_encoding", "explore_encoding"]
+
+FIGSIZE = (10.0, 3.6)
 
 Encoding = Callable[[int, int, float], np.ndarray]
 
@@ -36,6 +40,34 @@ def _table(encoding: Encoding, num_positions: int, d_model: int, base: float) ->
     return pe
 
 
+def _check_view(position, d_model, base, num_positions, encoding) -> tuple[int, int, float, int]:
+    num_positions = check_int("num_positions", num_positions, minimum=1)
+    position = check_int("position", position, minimum=0)
+    if position >= num_positions:
+        raise ValueError(f"position must be < num_positions={num_positions}, got {position}")
+    d_model = check_even("d_model", d_model)
+    base = check_positive_float("base", base)
+    if not callable(encoding):
+        raise TypeError(f"encoding must be a function, got {type(encoding).__name__}")
+    return position, d_model, base, num_positions
+
+
+def _draw(fig: Figure, pe: np.ndarray, position: int, base: float) -> None:
+    """Heatmap of ``pe`` with row ``position`` marked (left) and that row (right)."""
+    d_model = pe.shape[1]
+    left, right = fig.subplots(1, 2)
+    plot_encoding(pe, ax=left, title=f"table: d_model = {d_model}, base = {base:g}")
+    left.axhline(position, color="black", linewidth=1.0)
+    i = np.arange(d_model)
+    right.plot(i[0::2], pe[position, 0::2], "o", label="even i: sin")
+    right.plot(i[1::2], pe[position, 1::2], "s", label="odd i: cos")
+    right.set(
+        title=f"row PE[t = {position}]", xlabel="dimension i", ylabel="value", ylim=(-1.1, 1.1)
+    )
+    right.legend(loc="lower right")
+    fig.tight_layout()
+
+
 def draw_encoding(
     position: int,
     d_model: int,
@@ -49,30 +81,24 @@ def draw_encoding(
     Right: that row, even dimensions (sin) and odd dimensions (cos) in two markers.
     Returns the table drawn, shape ``(num_positions, d_model)``.
     """
-    num_positions = check_int("num_positions", num_positions, minimum=1)
-    position = check_int("position", position, minimum=0)
-    if position >= num_positions:
-        raise ValueError(f"position must be < num_positions={num_positions}, got {position}")
-    d_model = check_even("d_model", d_model)
-    base = check_positive_float("base", base)
-    if not callable(encoding):
-        raise TypeError(f"encoding must be a function, got {type(encoding).__name__}")
-    pe = _table(encoding, num_positions, d_model, base)  # (num_positions, d_model)
-
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10.0, 3.6))
-    plot_encoding(pe, ax=left, title=f"table: d_model = {d_model}, base = {base:g}")
-    left.axhline(position, color="black", linewidth=1.0)
-    i = np.arange(d_model)
-    right.plot(i[0::2], pe[position, 0::2], "o", label="even i: sin")
-    right.plot(i[1::2], pe[position, 1::2], "s", label="odd i: cos")
-    right.set(
-        title=f"row PE[t = {position}]", xlabel="dimension i", ylabel="value", ylim=(-1.1, 1.1)
+    position, d_model, base, num_positions = _check_view(
+        position, d_model, base, num_positions, encoding
     )
-    right.legend(loc="lower right")
-    fig.tight_layout()
+    pe = _table(encoding, num_positions, d_model, base)  # (num_positions, d_model)
+    fig = plt.figure(figsize=FIGSIZE)
+    _draw(fig, pe, position, base)
     plt.show()
     plt.close(fig)
     return pe
+
+
+def _png(pe: np.ndarray, position: int, base: float) -> bytes:
+    """The figure of :func:`draw_encoding` as PNG bytes, drawn off-screen (no pyplot)."""
+    fig = Figure(figsize=FIGSIZE, dpi=plt.rcParams["figure.dpi"])
+    _draw(fig, pe, position, base)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    return buffer.getvalue()
 
 
 def explore_encoding(
@@ -82,20 +108,19 @@ def explore_encoding(
     num_positions: int = 64,
     encoding: Encoding = sinusoidal_encoding,
 ):
-    """Sliders for ``position``, ``d_model`` and ``base`` over :func:`draw_encoding`.
+    """Sliders for ``position``, ``d_model`` and ``base`` over the figure of :func:`draw_encoding`.
 
     ``encoding(num_positions, d_model, base)`` is the table to explore (the course's sinusoidal
-    encoding by default; pass a buggy one to compare). Returns the widget (an
-    ``ipywidgets.VBox`` whose ``sliders`` dict holds the three sliders and whose ``table`` is
-    the table drawn last); display it by leaving it as a cell's last expression. Without
-    ipywidgets, draws the starting values once and returns None.
+    encoding by default; pass a buggy one to compare). Returns the widget, an
+    ``ipywidgets.VBox``: its ``sliders`` dict holds the three sliders, ``image`` the figure
+    (a PNG image widget, redrawn off-screen on every change, so nothing is printed into the
+    cell's output and a headless run stores the same output) and ``table`` the table drawn
+    last. Display it by leaving it as a cell's last expression. Without ipywidgets it draws the
+    starting values once and returns None.
     """
-    num_positions = check_int("num_positions", num_positions, minimum=1)
-    position = check_int("position", position, minimum=0)
-    d_model = check_even("d_model", d_model)
-    base = check_positive_float("base", base)
-    if position >= num_positions:
-        raise ValueError(f"position must be < num_positions={num_positions}, got {position}")
+    position, d_model, base, num_positions = _check_view(
+        position, d_model, base, num_positions, encoding
+    )
     try:
         import ipywidgets as widgets
     except ImportError:
@@ -110,20 +135,14 @@ def explore_encoding(
             base, base=10, min=1, max=6, step=0.25, description="base", readout_format=".3g"
         ),
     }
-    output = widgets.Output()
-    box = widgets.VBox([widgets.HBox(list(sliders.values())), output])
-    box.sliders = sliders
+    image = widgets.Image(format="png")
+    box = widgets.VBox([widgets.HBox(list(sliders.values())), image])
+    box.sliders, box.image = sliders, image
 
     def redraw(_change=None) -> None:
-        output.clear_output(wait=True)
-        with output:
-            box.table = draw_encoding(
-                sliders["position"].value,
-                sliders["d_model"].value,
-                sliders["base"].value,
-                num_positions,
-                encoding,
-            )
+        t, d, b = sliders["position"].value, sliders["d_model"].value, sliders["base"].value
+        box.table = _table(encoding, num_positions, d, b)  # (num_positions, d)
+        image.value = _png(box.table, t, b)
 
     for slider in sliders.values():
         slider.observe(redraw, names="value")

@@ -41,7 +41,10 @@ def test_sliders_redraw_the_table():
     assert box.table.shape == (10, 12)
     box.sliders["base"].value = 100.0
     np.testing.assert_allclose(box.table, sinusoidal_encoding(10, 12, 100.0))
+    png = box.image.value
+    assert png[:8] == b"\x89PNG\r\n\x1a\n", "the figure is a PNG image widget"
     box.sliders["position"].value = 9
+    assert box.image.value != png, "moving the position redraws the figure"
     assert box.sliders["position"].max == 9, "the position slider stops at the last row"
 
 
