@@ -5,7 +5,12 @@ import pytest
 import torch
 
 from helpers.encodings import alibi_slopes, apply_rotary, relative_positions
-from helpers.exercises import check_alibi_slopes, check_relative_positions, check_rotary
+from helpers.exercises import (
+    check_accuracy_by_position,
+    check_alibi_slopes,
+    check_relative_positions,
+    check_rotary,
+)
 from helpers.exercises import modern as ex
 
 
@@ -19,6 +24,7 @@ def stub(*args):
         (check_relative_positions, relative_positions),
         (check_rotary, apply_rotary),
         (check_alibi_slopes, alibi_slopes),
+        (check_accuracy_by_position, ex._accuracy_by_position),
     ],
 )
 def test_right_answers_pass_and_stubs_are_reported(checker, right, capsys):
@@ -82,6 +88,8 @@ def test_answers_in_other_forms_pass(capsys):
         (check_alibi_slopes, ex._starting_at_one, "not 1"),
         (check_alibi_slopes, ex._reversed_slopes, "decrease"),
         (check_alibi_slopes, ex._negative_slopes, "positive"),
+        (check_accuracy_by_position, ex._not_shifted, "NEXT token"),
+        (check_accuracy_by_position, ex._shifted_twice, "shifted by two"),
     ],
 )
 def test_each_classic_mistake_fails_with_its_hint(checker, mistake, words, capsys):
@@ -121,3 +129,28 @@ def test_learner_errors_are_reported_not_raised(capsys):
 def test_checkers_reject_non_functions():
     with pytest.raises(TypeError, match="fn"):
         check_rotary("apply_rotary")
+
+
+def test_accuracy_reference_hand_values(capsys):
+    # 1 sequence, length 4, vocab 3: tokens [0, 1, 2, 0]; the guesses at t = 1, 2 are for
+    # tokens 2 and 0; logits[:, 1] guesses 2 (right), logits[:, 2] guesses 1 (wrong).
+    tokens = torch.tensor([[0, 1, 2, 0]])
+    logits = torch.zeros(1, 4, 3, dtype=torch.float64)
+    logits[0, 1, 2] = 1.0
+    logits[0, 2, 1] = 1.0
+    assert ex._accuracy_by_position(logits, tokens).tolist() == [1.0, 0.0]
+
+
+def test_accuracy_checker_accepts_numpy_and_rejects_wrong_averaging(capsys):
+    def numpy_version(logits, tokens):
+        guesses = logits.numpy()[:, 1:-1].argmax(-1)
+        return (guesses == tokens.numpy()[:, 2:]).mean(0)
+
+    assert check_accuracy_by_position(numpy_version) is True
+    capsys.readouterr()
+
+    def averaged_over_positions(logits, tokens):
+        return (logits[:, 1:-1].argmax(-1) == tokens[:, 2:]).double().mean(dim=1)
+
+    assert check_accuracy_by_position(averaged_over_positions) is False
+    assert "expected shape" in capsys.readouterr().out

@@ -14,7 +14,12 @@ from .encodings import (
     check_token_and_position,
     check_wavelengths,
 )
-from .modern import check_alibi_slopes, check_relative_positions, check_rotary
+from .modern import (
+    check_accuracy_by_position,
+    check_alibi_slopes,
+    check_relative_positions,
+    check_rotary,
+)
 
 __all__ = [
     "Case",
@@ -29,6 +34,7 @@ __all__ = [
     "check_relative_positions",
     "check_rotary",
     "check_alibi_slopes",
+    "check_accuracy_by_position",
     "check_attention",
     "check_causal_mask",
     "check_padding_mask",

@@ -1,4 +1,5 @@
-"""Checkers for the modern-encoding exercises (notebook 11): relative offsets, RoPE, ALiBi."""
+"""Checkers for the modern-encoding exercises: relative offsets, RoPE and ALiBi (notebook 11),
+next-token accuracy by position (notebook 12)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,12 @@ import torch
 from ..encodings import alibi_slopes, apply_rotary, relative_positions
 from ._core import Case, Mistake, run_checker
 
-__all__ = ["check_relative_positions", "check_rotary", "check_alibi_slopes"]
+__all__ = [
+    "check_relative_positions",
+    "check_rotary",
+    "check_alibi_slopes",
+    "check_accuracy_by_position",
+]
 
 
 # --- relative offsets (Shaw et al. 2018) -------------------------------------------------------
@@ -215,4 +221,67 @@ def check_alibi_slopes(fn: Callable[[int], object]) -> bool:
         mistakes,
         atol=1e-6,
         generic_hint="for 8 heads the slopes are 1/2, 1/4, ..., 1/256.",
+    )
+
+
+# --- next-token accuracy by position (notebook 12) -----------------------------------------------
+
+
+def _accuracy_cases() -> list[Case]:
+    generator = torch.Generator().manual_seed(12)
+    cases = []
+    for num, length, vocab in [(5, 6, 5), (16, 12, 16), (3, 40, 7)]:
+        tokens = torch.randint(0, vocab, (num, length), generator=generator)
+        # A decent "model": logits favour the true next token, with some random noise.
+        logits = torch.randn(num, length, vocab, generator=generator, dtype=torch.float64)
+        logits[:, :-1] += 1.5 * torch.nn.functional.one_hot(tokens[:, 1:], vocab)
+        cases.append(
+            Case(
+                (logits, tokens),
+                _accuracy_by_position(logits, tokens),
+                f"logits of shape {(num, length, vocab)}",
+            )
+        )
+    return cases
+
+
+def _accuracy_by_position(logits: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
+    """Reference: accuracy of predicting ``tokens[:, t]`` from ``logits[:, t - 1]``, t >= 2."""
+    predictions = logits[:, 1:-1].argmax(dim=-1)  # guesses for x_2 .. x_{length-1}
+    return (predictions == tokens[:, 2:]).double().mean(dim=0)  # (length - 2,)
+
+
+def _not_shifted(logits, tokens):
+    return (logits[:, 2:].argmax(dim=-1) == tokens[:, 2:]).double().mean(dim=0)
+
+
+def _shifted_twice(logits, tokens):
+    return (logits[:, :-2].argmax(dim=-1) == tokens[:, 2:]).double().mean(dim=0)
+
+
+def check_accuracy_by_position(fn: Callable[[torch.Tensor, torch.Tensor], object]) -> bool:
+    """Check ``fn(logits, tokens)`` -> next-token accuracy for targets ``t = 2 .. length - 1``.
+
+    ``logits (num, length, vocab)`` are a causal model's outputs, ``logits[:, t]`` its guess for
+    ``tokens[:, t + 1]``; the result has shape ``(length - 2,)``, averaged over sequences.
+    """
+    mistakes = [
+        Mistake(
+            _not_shifted,
+            "you compared logits[:, t] with tokens[:, t]: a causal model's output at t is its "
+            "guess for the NEXT token, so compare logits[:, t - 1] with tokens[:, t].",
+        ),
+        Mistake(
+            _shifted_twice,
+            "the predictions are shifted by two: the guess for tokens[:, t] sits at "
+            "logits[:, t - 1].",
+        ),
+    ]
+    return run_checker(
+        "check_accuracy_by_position",
+        fn,
+        _accuracy_cases(),
+        mistakes,
+        generic_hint="take argmax over the vocabulary, compare, and average over "
+        "the sequences (dim 0), not over the positions.",
     )
