@@ -232,7 +232,9 @@ class MultiHeadAttention(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Attend from ``query (B, L_q, d_model)`` to ``key``/``value (B, L_k, d_model)``.
 
-        ``mask``: boolean, True = may attend, broadcastable to ``(B, num_heads, L_q, L_k)``.
+        ``mask``: boolean, True = may attend, broadcastable to ``(B, num_heads, L_q, L_k)``:
+        ``(B, 1, 1, L_k)``, ``(L_q, L_k)`` or ``(B, 1, L_q, L_k)``; a 3-D ``(B, L_q, L_k)`` mask
+        is rejected, since broadcasting would line its batch axis up with the heads.
         ``attn_bias``: optional additive float bias of the same broadcast shape (ALiBi).
         """
         self._check_inputs(query, key, value)
