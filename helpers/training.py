@@ -1,0 +1,248 @@
+"""A small, readable training loop for sequence-to-sequence Transformers, and its metrics.
+
+One training step, with teacher forcing (the decoder reads the true previous tokens)::
+
+    tgt = [BOS, y_1, ..., y_n, EOS, PAD...]
+    decoder input  tgt[:, :-1] = [BOS, y_1, ..., y_n, ...]
+    labels         tgt[:, 1:]  = [y_1, ..., y_n, EOS, ...]      (PAD labels are ignored)
+
+The optimiser and schedule are the paper's (section 5.3): Adam with betas (0.9, 0.98),
+eps 1e-9, and the learning rate ``d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)``
+(times a ``factor``): a linear warm-up, then a decay as ``1 / sqrt(step)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ._checks import check_int, check_positive_float, check_probability, check_tensor
+from .attention import padding_mask
+from .transformer import greedy_decode
+
+__all__ = [
+    "noam_lr",
+    "noam_scheduler",
+    "sequence_loss",
+    "token_accuracy",
+    "exact_match",
+    "TrainingHistory",
+    "train_step",
+    "train",
+    "evaluate",
+]
+
+# A progress bar whose text holds no elapsed time or speed: a re-run prints the same thing.
+BAR_FORMAT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} steps"
+
+
+def noam_lr(step: int, d_model: int, warmup_steps: int, factor: float = 1.0) -> float:
+    """The paper's learning rate at ``step`` (counted from 1):
+    ``factor * d_model**-0.5 * min(step**-0.5, step * warmup_steps**-1.5)``.
+
+    It grows linearly for ``warmup_steps`` steps, peaks at
+    ``factor * (d_model * warmup_steps)**-0.5``, then decays as ``1 / sqrt(step)``.
+    """
+    step = check_int("step", step, minimum=1)
+    d_model = check_int("d_model", d_model, minimum=1)
+    warmup_steps = check_int("warmup_steps", warmup_steps, minimum=1)
+    factor = check_positive_float("factor", factor)
+    return factor * d_model**-0.5 * min(step**-0.5, step * warmup_steps**-1.5)
+
+
+def noam_scheduler(
+    optimizer: torch.optim.Optimizer, d_model: int, warmup_steps: int, factor: float = 1.0
+) -> torch.optim.lr_scheduler.LambdaLR:
+    """A scheduler that sets the learning rate to :func:`noam_lr` before every step.
+
+    The optimizer's own ``lr`` must be 1.0 (``LambdaLR`` multiplies it by the schedule).
+    ``LambdaLR`` counts from 0, the paper from 1: the lambda shifts by one.
+    """
+    noam_lr(1, d_model, warmup_steps, factor)  # validate the arguments now
+    for group in optimizer.param_groups:
+        if group["lr"] != 1.0:
+            raise ValueError(f"optimizer lr must be 1.0 for noam_scheduler, got {group['lr']}")
+    return torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda index: noam_lr(index + 1, d_model, warmup_steps, factor)
+    )
+
+
+def sequence_loss(
+    logits: torch.Tensor,
+    targets: torch.Tensor,
+    pad_id: int = 0,
+    label_smoothing: float = 0.0,
+) -> torch.Tensor:
+    """Mean cross-entropy over the non-pad target tokens.
+
+    ``logits (B, T, vocab)``, ``targets (B, T)``. With ``label_smoothing = eps`` the target
+    distribution puts ``1 - eps`` on the right token and spreads ``eps`` uniformly over the
+    vocabulary (PyTorch's convention; the paper uses eps = 0.1).
+    """
+    check_tensor("logits", logits, ndim=3, floating=True)
+    check_tensor("targets", targets, ndim=2, integer=True)
+    if logits.shape[:2] != targets.shape:
+        raise ValueError(
+            f"logits (B, T, vocab) and targets (B, T) disagree: {tuple(logits.shape)} and "
+            f"{tuple(targets.shape)}"
+        )
+    pad_id = check_int("pad_id", pad_id)
+    label_smoothing = check_probability("label_smoothing", label_smoothing)
+    return F.cross_entropy(
+        logits.flatten(0, 1),  # (B * T, vocab)
+        targets.flatten(),  # (B * T,)
+        ignore_index=pad_id,
+        label_smoothing=label_smoothing,
+    )
+
+
+def _pad_to(predictions: torch.Tensor, length: int, pad_id: int) -> torch.Tensor:
+    """Cut or right-pad ``predictions (B, L)`` to ``(B, length)``."""
+    predictions = predictions[:, :length]
+    missing = length - predictions.shape[1]
+    return F.pad(predictions, (0, missing), value=pad_id) if missing else predictions
+
+
+def _compare(predictions, targets, pad_id) -> tuple[torch.Tensor, torch.Tensor]:
+    check_tensor("predictions", predictions, ndim=2, integer=True)
+    check_tensor("targets", targets, ndim=2, integer=True)
+    if predictions.shape[0] != targets.shape[0]:
+        raise ValueError(
+            f"predictions and targets must have the same batch size, got "
+            f"{predictions.shape[0]} and {targets.shape[0]}"
+        )
+    pad_id = check_int("pad_id", pad_id)
+    predictions = _pad_to(predictions, targets.shape[1], pad_id)
+    return predictions == targets, targets != pad_id  # (B, T) each
+
+
+def token_accuracy(predictions: torch.Tensor, targets: torch.Tensor, pad_id: int = 0) -> float:
+    """Fraction of non-pad target tokens predicted correctly.
+
+    ``predictions (B, L)`` are cut or padded with ``pad_id`` to the length of ``targets (B, T)``.
+    """
+    correct, counted = _compare(predictions, targets, pad_id)
+    return (correct & counted).sum().item() / max(counted.sum().item(), 1)
+
+
+def exact_match(predictions: torch.Tensor, targets: torch.Tensor, pad_id: int = 0) -> float:
+    """Fraction of sequences whose every non-pad target token (EOS included) is right.
+
+    A single wrong token makes the whole sequence wrong, so this is far stricter than
+    :func:`token_accuracy`: 95% of tokens right, independently, is 0.95**17 = 42% of sequences.
+    """
+    correct, counted = _compare(predictions, targets, pad_id)
+    return (correct | ~counted).all(dim=1).float().mean().item()
+
+
+@dataclass
+class TrainingHistory:
+    """What :func:`train` records at every step: the loss and the learning rate used."""
+
+    losses: list[float] = field(default_factory=list)
+    learning_rates: list[float] = field(default_factory=list)
+
+
+def _mask_or_none(tokens: torch.Tensor, pad_id: int) -> torch.Tensor | None:
+    """A padding mask ``(B, 1, 1, L)``, or None when there is no padding (nothing to hide)."""
+    return padding_mask(tokens, pad_id) if (tokens == pad_id).any() else None
+
+
+def train_step(
+    model: nn.Module,
+    src: torch.Tensor,
+    tgt: torch.Tensor,
+    optimizer: torch.optim.Optimizer,
+    pad_id: int = 0,
+    label_smoothing: float = 0.0,
+    clip_norm: float | None = 1.0,
+) -> float:
+    """One teacher-forced step on a batch ``src (B, S)``, ``tgt (B, T) = [BOS, ..., EOS, PAD...]``;
+    returns the loss. Gradients are clipped to a global norm of ``clip_norm`` (None: no clip).
+    """
+    decoder_input, labels = tgt[:, :-1], tgt[:, 1:]  # (B, T-1) each, shifted by one
+    logits = model(
+        src, decoder_input, _mask_or_none(src, pad_id), _mask_or_none(decoder_input, pad_id)
+    )  # (B, T-1, vocab)
+    loss = sequence_loss(logits, labels, pad_id, label_smoothing)
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    if clip_norm is not None:
+        nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+    optimizer.step()
+    return loss.item()
+
+
+def train(
+    model: nn.Module,
+    batches: Iterable[tuple[torch.Tensor, torch.Tensor]],
+    num_steps: int,
+    warmup_steps: int = 100,
+    lr_factor: float = 1.0,
+    label_smoothing: float = 0.0,
+    clip_norm: float | None = 1.0,
+    pad_id: int = 0,
+    progress: bool = True,
+    desc: str = "training",
+) -> TrainingHistory:
+    """Train ``model`` for ``num_steps`` steps on batches drawn from ``batches``.
+
+    Adam (betas 0.9, 0.98, eps 1e-9) with the warm-up schedule :func:`noam_lr`
+    (``d_model`` read from ``model.d_model``), cross-entropy ignoring ``pad_id`` with optional
+    label smoothing, gradient clipping. ``batches`` yields ``(src, tgt)`` pairs, e.g.
+    ``helpers.data.batch_stream``. ``progress`` shows a progress bar (a widget in Jupyter).
+    Returns the per-step losses and learning rates; the model is left in training mode.
+    """
+    num_steps = check_int("num_steps", num_steps, minimum=1)
+    d_model = check_int("model.d_model", getattr(model, "d_model", None), minimum=1)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
+    scheduler = noam_scheduler(optimizer, d_model, warmup_steps, lr_factor)
+    label_smoothing = check_probability("label_smoothing", label_smoothing)
+    if clip_norm is not None:
+        clip_norm = check_positive_float("clip_norm", clip_norm)
+    if not isinstance(progress, bool):
+        raise TypeError(f"progress must be a bool, got {progress!r}")
+
+    from tqdm.auto import tqdm  # imported here: only the training loop needs it
+
+    batches = iter(batches)
+    history = TrainingHistory()
+    model.train()
+    with tqdm(total=num_steps, desc=desc, bar_format=BAR_FORMAT, disable=not progress) as bar:
+        for _ in range(num_steps):
+            src, tgt = next(batches)
+            history.learning_rates.append(scheduler.get_last_lr()[0])
+            loss = train_step(model, src, tgt, optimizer, pad_id, label_smoothing, clip_norm)
+            scheduler.step()
+            history.losses.append(loss)
+            bar.update()
+    return history
+
+
+@torch.no_grad()
+def evaluate(
+    model: nn.Module,
+    src: torch.Tensor,
+    tgt: torch.Tensor,
+    bos_id: int = 1,
+    eos_id: int = 2,
+    pad_id: int = 0,
+) -> dict[str, float]:
+    """Greedy-decode ``src (N, S)`` and score against ``tgt (N, T) = [BOS, ..., EOS, PAD...]``.
+
+    Returns ``{"token_accuracy": ..., "exact_match": ...}``: the model must produce every target
+    token and the EOS by itself, one token at a time, starting from BOS.
+    """
+    check_tensor("src", src, ndim=2, integer=True)
+    check_tensor("tgt", tgt, ndim=2, integer=True)
+    labels = tgt[:, 1:]  # (N, T-1): what the decoder must produce, EOS included
+    src_mask = _mask_or_none(src, pad_id)
+    predictions = greedy_decode(model, src, labels.shape[1], bos_id, eos_id, src_mask, pad_id)
+    return {
+        "token_accuracy": token_accuracy(predictions, labels, pad_id),
+        "exact_match": exact_match(predictions, labels, pad_id),
+    }
