@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import itertools
 import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ import pytest
 import torch
 
 import helpers
-from helpers import attention, check_env, data, exercises, plots, transformer, widgets
+from helpers import attention, check_env, data, exercises, plots, training, transformer, widgets
 from helpers import encodings as enc
 from helpers.attention import MultiHeadAttention
 from helpers.encodings import naive
@@ -49,6 +50,7 @@ EXEMPT: dict[object, str] = {
     exercises.Mistake: "plain record of a known wrong answer, built only by checker authors",
     exercises.as_numpy: "accepts any value by design (arrays, tensors, nested lists)",
     check_env.Check: "plain record of one environment check, built by check_env itself",
+    training.TrainingHistory: "plain record of losses and learning rates, built by train()",
 }
 
 
@@ -97,6 +99,18 @@ def lm(**kwargs) -> DecoderOnlyTransformer:
 def ref(**kwargs) -> TorchReferenceTransformer:
     args = {"d_model": 8, "num_heads": 2, "num_layers": 1, "d_ff": 16, "max_len": 8}
     return TorchReferenceTransformer(7, 7, **(args | kwargs))
+
+
+def adam(lr: float = 1.0) -> torch.optim.Optimizer:
+    return torch.optim.Adam(model().parameters(), lr=lr)
+
+
+def batch() -> tuple[torch.Tensor, torch.Tensor]:
+    return tokens(2, 4), tokens(2, 5)  # src (B, S), tgt (B, T)
+
+
+def batches():
+    return itertools.repeat(batch())
 
 
 sdpa = attention.scaled_dot_product_attention
@@ -588,6 +602,92 @@ CASES: list[Bad] = [
         TypeError, "module", "str", "count_parameters-str",
         missing="module is not checked to be an nn.Module: AttributeError 'str' object has no "
         "attribute 'parameters'", now=AttributeError),
+    # ---------------------------------------------------------------- training
+    Bad(training.noam_lr, lambda: training.noam_lr(0, 8, 10),
+        ValueError, "step", "0", "noam_lr-zero-step"),
+    Bad(training.noam_lr, lambda: training.noam_lr(1, 8, -1),
+        ValueError, "warmup_steps", "-1", "noam_lr-negative-warmup"),
+    Bad(training.noam_lr, lambda: training.noam_lr(1, 8, 4, factor=0),
+        ValueError, "factor", "0", "noam_lr-zero-factor"),
+    Bad(training.noam_lr, lambda: training.noam_lr(1, 8.0, 4),
+        TypeError, "d_model", "8.0", "noam_lr-float-d_model"),
+    Bad(training.noam_scheduler, lambda: training.noam_scheduler(adam(lr=1e-3), 8, 4),
+        ValueError, "lr", "0.001", "noam_scheduler-lr-not-one"),
+    Bad(training.noam_scheduler, lambda: training.noam_scheduler(adam(), 0, 4),
+        ValueError, "d_model", "0", "noam_scheduler-zero-d_model"),
+    Bad(training.noam_scheduler, lambda: training.noam_scheduler("adam", 8, 4),
+        TypeError, "optimizer", "str", "noam_scheduler-str-optimizer",
+        missing="optimizer is not checked to be a torch.optim.Optimizer: AttributeError 'str' "
+        "object has no attribute 'param_groups'", now=AttributeError),
+    Bad(training.sequence_loss, lambda: training.sequence_loss(t(2, 7), tokens(2, 4)),
+        ValueError, "logits", "(2, 7)", "sequence_loss-2d-logits"),
+    Bad(training.sequence_loss, lambda: training.sequence_loss(t(2, 4, 7), t(2, 4)),
+        TypeError, "targets", "torch.float32", "sequence_loss-float-targets"),
+    Bad(training.sequence_loss, lambda: training.sequence_loss(t(2, 3, 7), tokens(2, 4)),
+        ValueError, "targets", "(2, 4)", "sequence_loss-length-mismatch"),
+    Bad(training.sequence_loss,
+        lambda: training.sequence_loss(t(2, 4, 7), tokens(2, 4), label_smoothing=1.0),
+        ValueError, "label_smoothing", "1.0", "sequence_loss-label_smoothing-one"),
+    Bad(training.token_accuracy, lambda: training.token_accuracy(t(2, 4), tokens(2, 4)),
+        TypeError, "predictions", "torch.float32", "token_accuracy-float-predictions"),
+    Bad(training.token_accuracy, lambda: training.token_accuracy(tokens(3, 4), tokens(2, 4)),
+        ValueError, "predictions", "3", "token_accuracy-batch-mismatch"),
+    Bad(training.exact_match, lambda: training.exact_match(tokens(2, 4), tokens(4)),
+        ValueError, "targets", "(4,)", "exact_match-1d-targets"),
+    Bad(training.exact_match, lambda: training.exact_match(tokens(2, 4), tokens(2, 4), None),
+        TypeError, "pad_id", "None", "exact_match-None-pad_id"),
+    Bad(training.train_step, lambda: training.train_step(model(), t(2, 4), tokens(2, 5), adam()),
+        TypeError, "src", "torch.float32", "train_step-float-src",
+        missing="src and tgt are not checked by train_step: a float src holding zeros fails in "
+        "padding_mask with a message naming its argument 'tokens'", now=AssertionError),
+    Bad(training.train_step,
+        lambda: training.train_step(model(), tokens(2, 4), tokens(2, 5), adam(), label_smoothing=2.0),
+        ValueError, "label_smoothing", "2.0", "train_step-label_smoothing"),
+    Bad(training.train_step, lambda: training.train_step(model(), tokens(2, 4), tokens(5), adam()),
+        ValueError, "tgt", "(5,)", "train_step-1d-tgt",
+        missing="tgt is not checked: slicing tgt[:, :-1] raises IndexError 'too many indices'",
+        now=IndexError),
+    Bad(training.train_step,
+        lambda: training.train_step(model(), tokens(2, 4), tokens(2, 5), adam(), clip_norm=-1.0),
+        ValueError, "clip_norm", "-1.0", "train_step-negative-clip_norm",
+        missing="clip_norm is checked by train() but not by train_step(): a negative value is "
+        "accepted and clip_grad_norm_ then scales the gradients by a negative factor",
+        now=NO_ERROR),
+    Bad(training.train_step,
+        lambda: training.train_step(model(), tokens(2, 4), tokens(2, 5), "adam"),
+        TypeError, "optimizer", "str", "train_step-str-optimizer",
+        missing="optimizer is not checked: AttributeError 'str' object has no attribute "
+        "'zero_grad' (after the forward pass)", now=AttributeError),
+    Bad(training.train, lambda: training.train(model(), batches(), 0),
+        ValueError, "num_steps", "0", "train-zero-steps"),
+    Bad(training.train, lambda: training.train(torch.nn.Linear(2, 2), batches(), 1),
+        TypeError, "d_model", "None", "train-model-without-d_model"),
+    Bad(training.train, lambda: training.train(model(), batches(), 1, warmup_steps=0),
+        ValueError, "warmup_steps", "0", "train-zero-warmup"),
+    Bad(training.train, lambda: training.train(model(), batches(), 1, clip_norm=-1.0),
+        ValueError, "clip_norm", "-1.0", "train-negative-clip_norm"),
+    Bad(training.train, lambda: training.train(model(), batches(), 1, progress="no"),
+        TypeError, "progress", "'no'", "train-str-progress"),
+    Bad(training.train, lambda: training.train(model(), [batch()], 2, progress=False),
+        ValueError, "batches", "2", "train-batches-run-out",
+        missing="an iterable of batches shorter than num_steps is not reported: a bare "
+        "StopIteration escapes from next(batches) after the last batch", now=StopIteration),
+    Bad(training.train, lambda: training.train(model(), 42, 1, progress=False),
+        TypeError, "batches", "int", "train-int-batches",
+        missing="batches is not checked to be iterable: iter() raises \"'int' object is not "
+        "iterable\", which does not name batches", now=AssertionError),
+    Bad(training.evaluate, lambda: training.evaluate(model(), t(2, 4), tokens(2, 5)),
+        TypeError, "src", "torch.float32", "evaluate-float-src"),
+    Bad(training.evaluate, lambda: training.evaluate(model(), tokens(2, 4), tokens(5)),
+        ValueError, "tgt", "(5,)", "evaluate-1d-tgt"),
+    Bad(training.evaluate, lambda: training.evaluate(model(), tokens(2, 4), tokens(2, 1)),
+        ValueError, "tgt", "(2, 1)", "evaluate-tgt-without-labels",
+        missing="a tgt of one column (BOS only, nothing to predict) is reported as "
+        "greedy_decode's 'max_len must be a positive integer, got 0'", now=AssertionError),
+    Bad(training.evaluate, lambda: training.evaluate(model(), tokens(2, 4), tokens(3, 5)),
+        ValueError, "tgt", "(3, 5)", "evaluate-batch-mismatch",
+        missing="src and tgt batch sizes are not compared: the error names the internal "
+        "'predictions and targets' and not the arguments src and tgt", now=AssertionError),
     # ---------------------------------------------------------------- plots
     Bad(plots.plot_encoding, lambda: plots.plot_encoding(np.zeros(5)),
         ValueError, "pe", "(5,)", "plot_encoding-1d"),
@@ -643,17 +743,19 @@ CASES: list[Bad] = [
 
 # Every exercise checker hands the learner's function to run_checker, which rejects a
 # non-function: one generated case per checker, so a new checker is covered the day it lands.
+def _checkers() -> dict[str, Callable]:
+    """Every ``check_*`` in ``__all__`` of ``helpers.exercises`` and of its public submodules."""
+    found = {}
+    for info in pkgutil.iter_modules(exercises.__path__, "helpers.exercises."):
+        if not info.name.rpartition(".")[2].startswith("_"):
+            module = importlib.import_module(info.name)
+            found |= {n: getattr(module, n) for n in module.__all__ if n.startswith("check_")}
+    return found | {n: getattr(exercises, n) for n in exercises.__all__ if n.startswith("check_")}
+
+
 CASES += [
-    Bad(
-        getattr(exercises, name),
-        lambda name=name: getattr(exercises, name)(None),
-        TypeError,
-        "fn",
-        "NoneType",
-        f"{name}-None",
-    )
-    for name in exercises.__all__
-    if name.startswith("check_")
+    Bad(checker, lambda checker=checker: checker(None), TypeError, "fn", "NoneType", f"{name}-None")
+    for name, checker in sorted(_checkers().items())
 ]
 
 
