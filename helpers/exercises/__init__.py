@@ -20,6 +20,7 @@ from .modern import (
     check_relative_positions,
     check_rotary,
 )
+from .transformer import check_greedy_decode, check_layer_norm, check_noam_lr
 
 __all__ = [
     "Case",
@@ -38,4 +39,7 @@ __all__ = [
     "check_attention",
     "check_causal_mask",
     "check_padding_mask",
+    "check_layer_norm",
+    "check_noam_lr",
+    "check_greedy_decode",
 ]

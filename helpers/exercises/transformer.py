@@ -1,0 +1,240 @@
+"""Checkers for the Transformer exercises (notebooks 09-10): LayerNorm, the warm-up schedule,
+greedy decoding."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ..data import BOS_ID, EOS_ID, NUM_SPECIAL, PAD_ID
+from ..training import noam_lr
+from ..transformer import greedy_decode
+from ._core import Case, Mistake, run_checker
+
+__all__ = ["check_layer_norm", "check_noam_lr", "check_greedy_decode"]
+
+
+# ------------------------------------------------------------------------------ LayerNorm
+
+
+def _layer_norm_cases() -> list[Case]:
+    generator = torch.Generator().manual_seed(0)
+    cases = []
+    for shape, eps in [((3, 6), 0.5), ((2, 3, 4), 1e-5), ((1, 5, 8), 1e-5), ((2, 2, 16), 1e-3)]:
+        x = 3.0 * torch.randn(shape, generator=generator, dtype=torch.float64) + 1.0
+        gamma = 1.0 + torch.rand(shape[-1], generator=generator, dtype=torch.float64)
+        beta = torch.randn(shape[-1], generator=generator, dtype=torch.float64)
+        expected = F.layer_norm(x, (shape[-1],), gamma, beta, eps)
+        cases.append(Case((x, gamma, beta, eps), expected, f"x of shape {shape}, eps={eps}"))
+    return cases
+
+
+def _unbiased_variance(x, gamma, beta, eps):
+    mean = x.mean(dim=-1, keepdim=True)
+    var = x.var(dim=-1, keepdim=True, unbiased=True)
+    return gamma * (x - mean) / torch.sqrt(var + eps) + beta
+
+
+def _eps_outside_sqrt(x, gamma, beta, eps):
+    mean = x.mean(dim=-1, keepdim=True)
+    std = x.std(dim=-1, keepdim=True, unbiased=False)
+    return gamma * (x - mean) / (std + eps) + beta
+
+
+def _over_positions(x, gamma, beta, eps):
+    mean = x.mean(dim=-2, keepdim=True)
+    var = x.var(dim=-2, keepdim=True, unbiased=False)
+    return gamma * (x - mean) / torch.sqrt(var + eps) + beta
+
+
+def _no_gain_or_bias(x, gamma, beta, eps):
+    return F.layer_norm(x, (x.shape[-1],), None, None, eps)
+
+
+def check_layer_norm(fn: Callable) -> bool:
+    """Check ``fn(x, gamma, beta, eps)``: LayerNorm over the last dimension of ``x``
+    (``(..., d_model)``), with gain ``gamma`` and bias ``beta`` of shape ``(d_model,)``."""
+    mistakes = [
+        Mistake(
+            _unbiased_variance,
+            "you used the unbiased variance (divided by d_model - 1); LayerNorm divides by "
+            "d_model: x.var(dim=-1, unbiased=False).",
+        ),
+        Mistake(
+            _eps_outside_sqrt,
+            "eps goes inside the square root: (x - mean) / sqrt(var + eps), not / (std + eps).",
+        ),
+        Mistake(
+            _over_positions,
+            "you normalised over the positions (dim=-2); LayerNorm normalises each "
+            "position's vector over its d_model features (dim=-1).",
+        ),
+        Mistake(_no_gain_or_bias, "the result must be scaled by gamma and shifted by beta."),
+    ]
+    return run_checker(
+        "check_layer_norm",
+        fn,
+        _layer_norm_cases(),
+        mistakes,
+        generic_hint="mean and variance over the last dimension, keepdim=True.",
+    )
+
+
+# ------------------------------------------------------------------------------ schedule
+
+_NOAM_ARGS = [
+    (1, 64, 100),
+    (50, 64, 100),
+    (100, 64, 100),
+    (400, 64, 100),
+    (3, 512, 4000),
+    (10000, 512, 4000),
+    (7, 32, 7),
+]
+
+
+def _no_model_width(step, d_model, warmup_steps):
+    return min(step**-0.5, step * warmup_steps**-1.5)
+
+
+def _max_instead_of_min(step, d_model, warmup_steps):
+    return d_model**-0.5 * max(step**-0.5, step * warmup_steps**-1.5)
+
+
+def _warmup_power_half(step, d_model, warmup_steps):
+    return d_model**-0.5 * min(step**-0.5, step * warmup_steps**-0.5)
+
+
+def check_noam_lr(fn: Callable) -> bool:
+    """Check ``fn(step, d_model, warmup_steps)``: the paper's learning rate (factor 1)."""
+    cases = [
+        Case(args, noam_lr(*args), "step={}, d_model={}, warmup_steps={}".format(*args))
+        for args in _NOAM_ARGS
+    ]
+    mistakes = [
+        Mistake(_no_model_width, "the schedule is scaled by d_model**-0.5."),
+        Mistake(
+            _max_instead_of_min,
+            "take the min of the two branches: the warm-up line is the smaller one before "
+            "warmup_steps, the 1/sqrt(step) decay after.",
+        ),
+        Mistake(_warmup_power_half, "the warm-up branch is step * warmup_steps**-1.5."),
+    ]
+    return run_checker(
+        "check_noam_lr",
+        fn,
+        cases,
+        mistakes,
+        atol=1e-12,
+        generic_hint="lr = d_model**-0.5 * min(step**-0.5, step * warmup**-1.5).",
+    )
+
+
+# ------------------------------------------------------------------------------ greedy decoding
+
+
+class ToyCopyModel(nn.Module):
+    """A stand-in for a trained copy model, exact and instant: its next token after a prefix of
+    length ``t + 1`` is ``src[t]`` while ``t`` is inside the source, then EOS. Like a real model
+    trained with teacher forcing it only knows prefixes that start with BOS: after any other
+    first token it predicts the first symbol forever. ``encode``/``decode`` as
+    ``helpers.transformer.Transformer``; ``forward(src, tgt)`` also works."""
+
+    vocab_size = 16
+
+    def encode(self, src: torch.Tensor, src_mask: torch.Tensor | None = None) -> torch.Tensor:
+        return src[..., None].float()  # (B, S, 1): the memory is the source itself
+
+    def decode(self, tgt, memory, src_mask=None, tgt_mask=None) -> torch.Tensor:
+        src = memory[..., 0].long()  # (B, S)
+        lengths = (src != PAD_ID).sum(dim=1, keepdim=True)  # (B, 1)
+        t = torch.arange(tgt.shape[1])  # (T,): position of each prefix end
+        next_token = src.gather(1, t.clamp(max=src.shape[1] - 1).expand(len(src), -1))
+        next_token = torch.where(t < lengths, next_token, EOS_ID)  # (B, T)
+        lost = tgt[:, :1] != BOS_ID  # (B, 1): a prefix the model was never trained on
+        next_token = torch.where(lost, NUM_SPECIAL, next_token)
+        return F.one_hot(next_token, self.vocab_size).float()  # (B, T, vocab) "logits"
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None) -> torch.Tensor:
+        return self.decode(tgt, self.encode(src, src_mask), src_mask, tgt_mask)
+
+
+def _greedy_cases() -> list[Case]:
+    model = ToyCopyModel()
+    sources = [
+        torch.tensor([[5, 9, 4, 7]]),
+        torch.tensor([[5, 9, 4, 7, 8, 6], [12, 3, 0, 0, 0, 0], [4, 4, 11, 0, 0, 0]]),
+        torch.tensor([[6, 7, 8], [9, 10, 0]]),
+    ]
+    cases = []
+    for src in sources:
+        max_len = src.shape[1] + 1
+        expected = greedy_decode(model, src, max_len, BOS_ID, EOS_ID)
+        cases.append(
+            Case(
+                (model, src, max_len, BOS_ID, EOS_ID),
+                expected,
+                f"{len(src)} source(s) of length {src.shape[1]}",
+            )
+        )
+    return cases
+
+
+def _starts_from_pad(model, src, max_len, bos_id, eos_id):
+    return greedy_decode(model, src, max_len, PAD_ID, eos_id)
+
+
+def _no_padding_after_eos(model, src, max_len, bos_id, eos_id):
+    ys = torch.full((len(src), 1), bos_id)
+    for _ in range(max_len):
+        next_token = model.decode(ys, model.encode(src))[:, -1].argmax(dim=-1)
+        ys = torch.cat([ys, next_token[:, None]], dim=1)
+        if (ys == eos_id).any(dim=1).all():
+            break
+    return ys[:, 1:]
+
+
+def _first_position_logits(model, src, max_len, bos_id, eos_id):
+    ys = torch.full((len(src), 1), bos_id)
+    finished = torch.zeros(len(src), dtype=torch.bool)
+    for _ in range(max_len):
+        next_token = model.decode(ys, model.encode(src))[:, 0].argmax(dim=-1)
+        next_token = next_token.masked_fill(finished, PAD_ID)
+        ys = torch.cat([ys, next_token[:, None]], dim=1)
+        finished |= next_token == eos_id
+        if finished.all():
+            break
+    return ys[:, 1:]
+
+
+def check_greedy_decode(fn: Callable) -> bool:
+    """Check ``fn(model, src, max_len, bos_id, eos_id)`` against ``helpers.transformer.
+    greedy_decode``: ids ``(batch, <= max_len)`` without BOS, EOS kept, pad after it."""
+    mistakes = [
+        Mistake(
+            _starts_from_pad,
+            "the decoder must start from bos_id, the token it was trained to start from; "
+            "starting from the pad id (0) gives a prefix the model has never seen.",
+        ),
+        Mistake(
+            _no_padding_after_eos,
+            "once a row has produced EOS, fill the rest of that row with the pad id (0) "
+            "instead of decoding on.",
+        ),
+        Mistake(
+            _first_position_logits,
+            "the next token comes from the logits of the LAST position, logits[:, -1].",
+        ),
+    ]
+    return run_checker(
+        "check_greedy_decode",
+        fn,
+        _greedy_cases(),
+        mistakes,
+        generic_hint="start from a column of bos_id, append argmax of "
+        "logits[:, -1] each step, stop when every row has an EOS, and drop the "
+        "BOS column before returning.",
+    )
