@@ -11,11 +11,12 @@
 from __future__ import annotations
 
 import copy
+import math
 
 import pytest
 import torch
 
-from helpers import data
+from helpers import data, training
 from helpers.attention import (
     MultiHeadAttention,
     causal_mask,
@@ -347,3 +348,23 @@ def test_models_and_decoding_run_on_device(device):
     with torch.no_grad():
         out = copy.deepcopy(lm).to(device)(src.to(device), src_mask.to(device))
         _assert_close(out, lm(src, src_mask), 1e-4)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_training_step_and_evaluation_run_on_device(device):
+    src, tgt = data.make_batch("copy", 4, num_symbols=8, min_len=3, max_len=6)
+    vocab = data.vocab_size(8)
+    reference = _tiny(Transformer, "sinusoidal", src_vocab_size=vocab, tgt_vocab_size=vocab)
+    model = copy.deepcopy(reference).to(device)
+    losses = []
+    for m, s, t in [(reference, src, tgt), (model, src.to(device), tgt.to(device))]:
+        optimizer = torch.optim.SGD(m.parameters(), lr=0.1)  # Adam would amplify round-off
+        losses.append(training.train_step(m, s, t, optimizer, pad_id=data.PAD_ID))
+    assert all(math.isfinite(loss) for loss in losses)
+    assert abs(losses[0] - losses[1]) <= 1e-4 * abs(losses[0])
+    for p, q in zip(reference.parameters(), model.parameters(), strict=True):
+        assert q.device.type == device
+        _assert_close(q, p, 1e-4)  # the same update on both devices
+
+    scores = training.evaluate(model.eval(), src.to(device), tgt.to(device))
+    assert scores == training.evaluate(reference.eval(), src, tgt)
