@@ -80,6 +80,7 @@ def test_answers_in_other_forms_pass(capsys):
         (check_relative_positions, ex._offsets_not_clipped, "not clipped"),
         (check_relative_positions, ex._offsets_shifted_to_indices, "row indices"),
         (check_rotary, ex._half_layout, "rotate_half"),
+        (check_rotary, ex._half_angles_on_interleaved_pairs, "laid out in halves"),
         (check_rotary, ex._dimension_index_exponent, "dimension index"),
         (check_rotary, ex._missing_factor_two, "2k / d"),
         (check_rotary, ex._opposite_direction, "other way"),
@@ -103,6 +104,7 @@ def test_rotary_mistakes_really_are_wrong():
     case = ex._rotary_cases()[0]
     for buggy in (
         ex._half_layout,
+        ex._half_angles_on_interleaved_pairs,
         ex._dimension_index_exponent,
         ex._missing_factor_two,
         ex._opposite_direction,

@@ -110,6 +110,19 @@ def _half_layout(x, positions):
     return apply_rotary(x, positions, layout="half")
 
 
+def _half_angles_on_interleaved_pairs(x, positions):
+    """The layout mix-up of real code: angles laid out in halves, pairs rotated interleaved."""
+    d = x.shape[-1]
+    k = torch.arange(d // 2, dtype=torch.float64)
+    omega = 10000.0 ** (-2.0 * k / d)
+    angles = positions.to(torch.float64)[:, None] * torch.cat([omega, omega])  # (seq_len, d)
+    even, odd = x[..., 0::2], x[..., 1::2]
+    out = torch.empty_like(x)
+    out[..., 0::2] = even * angles[:, 0::2].cos() - odd * angles[:, 0::2].sin()
+    out[..., 1::2] = even * angles[:, 1::2].sin() + odd * angles[:, 1::2].cos()
+    return out
+
+
 def _dimension_index_exponent(x, positions):
     d = x.shape[-1]
     i = torch.arange(0, d, 2, dtype=torch.float64)  # 2k used where k belongs
@@ -140,6 +153,13 @@ def check_rotary(fn: Callable[[torch.Tensor, torch.Tensor], object]) -> bool:
             _half_layout,
             "you paired dimension k with k + d/2 (the 'rotate_half' layout); this exercise "
             "uses the paper's interleaved pairs (2k, 2k+1).",
+        ),
+        Mistake(
+            _half_angles_on_interleaved_pairs,
+            "your angle table is laid out in halves, [omega_0 .. omega_{d/2-1}, omega_0 .. "
+            "omega_{d/2-1}] (the 'rotate_half' convention), but you rotate interleaved pairs "
+            "(2k, 2k+1), so the two elements of a pair turn by different angles. Give both "
+            "elements of pair k the same angle t * omega_k (repeat_interleave, not cat).",
         ),
         Mistake(
             _dimension_index_exponent,
