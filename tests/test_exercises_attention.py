@@ -140,3 +140,17 @@ def test_padding_mask_wrong_shape_is_reported(capsys):
 def test_checkers_reject_a_non_function(checker):
     with pytest.raises(TypeError, match="fn must be a function, got NoneType"):
         checker(None)
+
+
+@pytest.mark.parametrize(
+    ("checker", "float_mask"),
+    [
+        (check_causal_mask, lambda n: torch.ones(n, n).tril()),
+        (check_padding_mask, lambda tokens, pad_id: (tokens != pad_id)[:, None, None, :].float()),
+    ],
+)
+def test_a_float_mask_is_rejected_with_a_hint(checker, float_mask, capsys):
+    # A 0/1 float mask has the right values but is added to the scores by PyTorch: not a mask.
+    assert checker(float_mask) is False
+    out = capsys.readouterr().out
+    assert "expected a boolean mask" in out and "ADDED to the scores" in out

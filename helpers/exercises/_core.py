@@ -77,18 +77,33 @@ def run_checker(
             print(f"{title}: not yet implemented (your function raises NotImplementedError).")
             return False
         except Exception as error:  # the learner's bug, reported rather than raised
-            print(f"{title}: FAILED on {case.label}: your function raised "
-                  f"{type(error).__name__}: {error}")
+            print(
+                f"{title}: FAILED on {case.label}: your function raised "
+                f"{type(error).__name__}: {error}"
+            )
             return False
         got, expected = as_numpy(got), as_numpy(case.expected)
-        if expected.dtype != bool and got.dtype != bool:
+        if expected.dtype == bool and got.dtype != bool:
+            print(
+                f"{title}: FAILED on {case.label}: expected a boolean mask (True = may "
+                f"attend), got dtype {got.dtype}."
+            )
+            print(
+                "  Hint: build it with comparisons or torch.ones(..., dtype=torch.bool); a 0/1 "
+                "float mask given to F.scaled_dot_product_attention is ADDED to the scores "
+                "and masks nothing."
+            )
+            return False
+        if expected.dtype != bool:
             got = got.astype(np.float64)
         if got.shape != expected.shape:
-            print(f"{title}: FAILED on {case.label}: expected shape {expected.shape}, "
-                  f"got {got.shape}.")
+            print(
+                f"{title}: FAILED on {case.label}: expected shape {expected.shape}, "
+                f"got {got.shape}."
+            )
             return False
         if expected.dtype == bool:
-            same = np.array_equal(got.astype(bool), expected)
+            same = np.array_equal(got, expected)
         else:
             same = np.allclose(got, expected, atol=atol, rtol=0.0)
         if not same:
