@@ -66,6 +66,7 @@ def test_answers_in_other_forms_pass(capsys):
         (check_wavelengths, ex._wavelengths_without_two_pi, "you returned 1 / omega_k"),
         (check_wavelengths, ex._frequencies_instead, "you returned the frequencies"),
         (check_wavelengths, ex._wavelengths_exponent_k, "not k / d_model"),
+        (check_wavelengths, ex._wavelengths_dimension_index, "uses the dimension index"),
         (check_offset_matrix, ex._offset_transposed, "transposed"),
         (check_offset_matrix, ex._offset_full_index, "dimension index 2k"),
         (check_offset_matrix, ex._offset_halves, "[all sines, all cosines]"),

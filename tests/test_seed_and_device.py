@@ -1,3 +1,5 @@
+# The legacy global np.random API is what seed_everything seeds for learners: test it directly.
+# ruff: noqa: NPY002
 import random
 
 import numpy as np

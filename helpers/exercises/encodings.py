@@ -151,6 +151,11 @@ def _wavelengths_exponent_k(d_model: int, base: float) -> np.ndarray:
     return 2.0 * np.pi * base ** (k / d_model)
 
 
+def _wavelengths_dimension_index(d_model: int, base: float) -> np.ndarray:
+    i = 2 * np.arange(d_model // 2)  # dimension index 2k used where the pair index k belongs
+    return 2 * np.pi * base ** (2 * i / d_model)
+
+
 def check_wavelengths(fn: Callable[[int, float], object]) -> bool:
     """Check ``fn(d_model, base)``: the wavelengths ``2 pi / omega_k`` of the d_model/2 pairs."""
     cases = [
@@ -164,6 +169,11 @@ def check_wavelengths(fn: Callable[[int, float], object]) -> bool:
             "sin(omega t) repeats when omega t grows by 2 pi.",
         ),
         Mistake(_frequencies_instead, "you returned the frequencies omega_k, not 2 pi / omega_k."),
+        Mistake(
+            _wavelengths_dimension_index,
+            "the exponent uses the dimension index 2k (so 4k / d_model); use the pair index: "
+            "omega_k = 1 / base**(2k / d_model) for k = 0 .. d_model/2 - 1.",
+        ),
         Mistake(
             _wavelengths_exponent_k,
             "the exponent is 2k / d_model (k the pair index), not k / d_model.",
