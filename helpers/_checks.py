@@ -26,10 +26,13 @@ def check_int(name: str, value: object, minimum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {value!r} of type {type(value).__name__}")
     if minimum is not None and value < minimum:
-        bound = "positive" if minimum == 1 else f">= {minimum}"
-        if minimum == 0:
-            bound = "non-negative"
-        raise ValueError(f"{name} must be a {bound} integer, got {value!r}")
+        if minimum == 1:
+            expected = "a positive integer"
+        elif minimum == 0:
+            expected = "a non-negative integer"
+        else:
+            expected = f"an integer >= {minimum}"
+        raise ValueError(f"{name} must be {expected}, got {value!r}")
     return int(value)
 
 
@@ -46,7 +49,9 @@ def check_even(name: str, value: object) -> int:
 def check_positive_float(name: str, value: object) -> float:
     """Return ``value`` as a float if it is a real number > 0."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r} of type {type(value).__name__}")
+        raise TypeError(
+            f"{name} must be a real number, got {value!r} of type {type(value).__name__}"
+        )
     if not value > 0:  # also rejects NaN
         raise ValueError(f"{name} must be > 0, got {value!r}")
     return float(value)
@@ -55,7 +60,9 @@ def check_positive_float(name: str, value: object) -> float:
 def check_probability(name: str, value: object) -> float:
     """Return ``value`` as a float if it lies in [0, 1) (a dropout rate, a smoothing factor)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r} of type {type(value).__name__}")
+        raise TypeError(
+            f"{name} must be a real number, got {value!r} of type {type(value).__name__}"
+        )
     if not 0.0 <= value < 1.0:
         raise ValueError(f"{name} must be in [0, 1), got {value!r}")
     return float(value)
@@ -87,9 +94,7 @@ def check_tensor(
         allowed = (ndim,) if isinstance(ndim, int) else ndim
         if value.ndim not in allowed:
             want = " or ".join(str(n) for n in allowed)
-            raise ValueError(
-                f"{name} must have {want} dimensions, got shape {tuple(value.shape)}"
-            )
+            raise ValueError(f"{name} must have {want} dimensions, got shape {tuple(value.shape)}")
     if min_ndim is not None and value.ndim < min_ndim:
         raise ValueError(
             f"{name} must have at least {min_ndim} dimensions, got shape {tuple(value.shape)}"
@@ -97,7 +102,9 @@ def check_tensor(
     if floating and not value.is_floating_point():
         raise TypeError(f"{name} must be a floating-point tensor, got dtype {value.dtype}")
     if integer and (value.is_floating_point() or value.is_complex() or value.dtype == torch.bool):
-        raise TypeError(f"{name} must be an integer (e.g. torch.long) tensor, got dtype {value.dtype}")
+        raise TypeError(
+            f"{name} must be an integer (e.g. torch.long) tensor, got dtype {value.dtype}"
+        )
     if boolean and value.dtype != torch.bool:
         raise TypeError(
             f"{name} must be a boolean tensor (True = may attend), got dtype {value.dtype}"

@@ -238,6 +238,8 @@ class MultiHeadAttention(nn.Module):
         ``attn_bias``: optional additive float bias of the same broadcast shape (ALiBi).
         """
         self._check_inputs(query, key, value)
+        if not isinstance(need_weights, bool):
+            raise TypeError(f"need_weights must be a bool, got {need_weights!r}")
         if mask is not None:
             check_tensor("mask", mask, boolean=True)
             if mask.ndim == 3 and mask.shape[0] != 1:

@@ -11,6 +11,7 @@ import re
 import sys
 from dataclasses import dataclass
 from importlib import metadata
+from os import PathLike
 from pathlib import Path
 
 __all__ = ["Check", "SUPPORTED_PYTHON", "read_pins", "run_checks", "main"]
@@ -36,10 +37,12 @@ class Check:
         return text if self.ok or not self.fix else f"{text}\n       fix: {self.fix}"
 
 
-def read_pins(path: Path = REQUIREMENTS) -> dict[str, str]:
+def read_pins(path: str | Path = REQUIREMENTS) -> dict[str, str]:
     """``{package: version}`` for every ``name==version`` line of a requirements file."""
+    if not isinstance(path, str | PathLike):
+        raise TypeError(f"path must be a str or pathlib.Path, got {type(path).__name__} {path!r}")
     pins = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
         match = _PIN.match(line.strip())
         if match:
             pins[match.group(1).lower()] = match.group(2)
@@ -58,7 +61,9 @@ def _package_check(name: str, pinned: str) -> Check:
     try:
         found = metadata.version(name)
     except metadata.PackageNotFoundError:
-        return Check(name, False, "not installed", f"pip install -r requirements.txt ({name}=={pinned})")
+        return Check(
+            name, False, "not installed", f"pip install -r requirements.txt ({name}=={pinned})"
+        )
     ok = found.split("+")[0] == pinned  # torch's CPU wheel reports 2.13.0+cpu
     fix = f"pip install {name}=={pinned}"
     if name == "torch":
@@ -72,7 +77,9 @@ def _gpu_check() -> Check:
     except ImportError:
         return Check("gpu (optional)", False, "torch missing", required=False)
     if torch.cuda.is_available():
-        return Check("gpu (optional)", True, f"CUDA: {torch.cuda.get_device_name(0)}", required=False)
+        return Check(
+            "gpu (optional)", True, f"CUDA: {torch.cuda.get_device_name(0)}", required=False
+        )
     mps = getattr(torch.backends, "mps", None)
     if mps is not None and mps.is_available():
         return Check("gpu (optional)", True, "Apple MPS", required=False)
@@ -81,6 +88,10 @@ def _gpu_check() -> Check:
 
 def run_checks(pins: dict[str, str] | None = None) -> list[Check]:
     """Every check, in the order they are printed."""
+    if pins is not None and not isinstance(pins, dict):
+        raise TypeError(
+            f"pins must be a dict {{package: version}}, got {type(pins).__name__} {pins!r}"
+        )
     pins = read_pins() if pins is None else pins
     return [_python_check(), *(_package_check(n, v) for n, v in pins.items()), _gpu_check()]
 

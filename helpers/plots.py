@@ -13,6 +13,8 @@ from collections.abc import Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ._checks import check_int
+
 __all__ = [
     "ENCODING_CMAP",
     "ATTENTION_CMAP",
@@ -27,6 +29,7 @@ ATTENTION_CMAP = "viridis"  # sequential, perceptually uniform
 
 def set_style(dpi: int = 80) -> None:
     """Course-wide figure style: readable on a projector, light in a committed notebook."""
+    dpi = check_int("dpi", dpi, minimum=1)
     plt.rcParams.update(
         {
             "figure.figsize": (7.0, 3.6),
@@ -47,6 +50,15 @@ def _as_numpy(values) -> np.ndarray:
     return np.asarray(values)
 
 
+def _check_labels(name: str, labels: Sequence[str] | None, axis: str, size: int) -> None:
+    """Tick labels, when given, must be one per row (``L_q``) or column (``L_k``) of the weights."""
+    if labels is not None and len(labels) != size:
+        raise ValueError(
+            f"{name} must have one label per {axis}: length must equal {axis}={size}, "
+            f"got {len(labels)} labels {list(labels)!r}"
+        )
+
+
 def plot_encoding(
     pe,
     ax: plt.Axes | None = None,
@@ -60,8 +72,9 @@ def plot_encoding(
         raise ValueError(f"pe must be a 2-D table (positions, dimensions), got shape {data.shape}")
     if ax is None:
         _, ax = plt.subplots()
-    image = ax.imshow(data, cmap=ENCODING_CMAP, vmin=-1, vmax=1, aspect="auto",
-                      interpolation="nearest")
+    image = ax.imshow(
+        data, cmap=ENCODING_CMAP, vmin=-1, vmax=1, aspect="auto", interpolation="nearest"
+    )
     ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
     ax.figure.colorbar(image, ax=ax, label="value")
     return data
@@ -79,6 +92,8 @@ def plot_attention(
     data = _as_numpy(weights)
     if data.ndim != 2:
         raise ValueError(f"weights must be 2-D (L_q, L_k), got shape {data.shape}")
+    _check_labels("queries", queries, "L_q", data.shape[0])
+    _check_labels("keys", keys, "L_k", data.shape[1])
     if ax is None:
         _, ax = plt.subplots(figsize=(4.2, 3.6))
     image = ax.imshow(data, cmap=ATTENTION_CMAP, vmin=0, vmax=1, interpolation="nearest")

@@ -71,8 +71,10 @@ def main(argv: list[str] | None = None) -> int:
             seconds = execute(path, args.timeout, write=not args.check_only)
         except Exception as error:  # report every failing notebook, not only the first
             failed.append(path.name)
-            print(f"FAILED {path.relative_to(ROOT)}: {type(error).__name__}: "
-                  f"{str(error).strip().splitlines()[-1] if str(error).strip() else ''}")
+            print(
+                f"FAILED {path.relative_to(ROOT)}: {type(error).__name__}: "
+                f"{str(error).strip().splitlines()[-1] if str(error).strip() else ''}"
+            )
             continue
         total += seconds
         print(f"{seconds:7.1f} s  {path.relative_to(ROOT)}", flush=True)

@@ -60,7 +60,9 @@ def test_no_errors_warnings_or_machine_text(path):
     for index, cell in enumerate(_load(path)["cells"]):
         if cell["cell_type"] != "code":
             continue
-        expected_error = "raises-exception" in _tags(cell) or "NBVAL_RAISES_EXCEPTION" in _source(cell)
+        expected_error = "raises-exception" in _tags(cell) or "NBVAL_RAISES_EXCEPTION" in _source(
+            cell
+        )
         volatile = "nbval-ignore-output" in _tags(cell) or "NBVAL_IGNORE_OUTPUT" in _source(cell)
         for output in cell.get("outputs", []):
             if output["output_type"] == "error" and not expected_error:

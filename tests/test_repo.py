@@ -43,6 +43,12 @@ def test_requirements_pin_torch_and_install_helpers_editable():
     assert re.search(r"^-e \.$", text, re.MULTILINE), "requirements.txt must install helpers (-e .)"
 
 
+def test_read_pins_accepts_a_str_path_like_a_path():
+    path = ROOT / "requirements.txt"
+    assert check_env.read_pins(str(path)) == check_env.read_pins(path)
+    assert check_env.read_pins(str(path))["torch"] == "2.13.0"
+
+
 def test_readme_gives_the_two_commands_that_ci_runs():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()

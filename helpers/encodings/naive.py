@@ -195,8 +195,12 @@ def consistent_distance(
     Checked for ``delta = 1 .. max_delta``, at every ``t`` of sentences of each of ``lengths``:
     a step of one word must look the same at the start or the end of a sentence, short or long.
     """
+    if not isinstance(lengths, tuple | list):
+        raise TypeError(
+            f"lengths must be a tuple of sentence lengths, e.g. (16, 64), got {lengths!r}"
+        )
     if not lengths:
-        raise ValueError("lengths must name at least one sentence length, got ()")
+        raise ValueError(f"lengths must name at least one sentence length, got {lengths!r}")
     lengths = tuple(check_int("lengths", n, minimum=2) for n in lengths)
     max_delta = check_int("max_delta", max_delta, minimum=1)
     if max_delta >= min(lengths):
@@ -282,6 +286,11 @@ CRITERIA: dict[str, Callable[..., bool]] = {
 
 def score_schemes(schemes: Mapping[str, Scheme]) -> dict[str, dict[str, bool]]:
     """Run every criterion on every scheme (silently): ``{scheme: {criterion: passed}}``."""
+    if not isinstance(schemes, Mapping):
+        raise TypeError(
+            "schemes must be a dict {name: encode function}, "
+            f"got {type(schemes).__name__} {schemes!r}"
+        )
     if not schemes:
         raise ValueError("schemes must map at least one name to an encode function")
     return {
@@ -292,6 +301,11 @@ def score_schemes(schemes: Mapping[str, Scheme]) -> dict[str, dict[str, bool]]:
 
 def format_score_table(scores: Mapping[str, Mapping[str, bool]]) -> str:
     """A plain-text table of :func:`score_schemes`' result: 'yes'/'no' per criterion."""
+    if not isinstance(scores, Mapping):
+        raise TypeError(
+            "scores must be a dict {scheme: {criterion: passed}} as score_schemes returns, "
+            f"got {type(scores).__name__} {scores!r}"
+        )
     if not scores:
         raise ValueError("scores must hold at least one scheme")
     criteria = list(next(iter(scores.values())))

@@ -46,6 +46,8 @@ def rotary_frequencies(
     """
     d = check_even("d", d)
     base = check_positive_float("base", base)
+    if not isinstance(dtype, torch.dtype):
+        raise TypeError(f"dtype must be a torch.dtype such as torch.float32, got {dtype!r}")
     k = torch.arange(d // 2, dtype=torch.float64)  # pair index, NOT the dimension index
     return (base ** (-2.0 * k / d)).to(dtype)
 
