@@ -176,6 +176,10 @@ def to_symbols(ids: torch.Tensor | list[int]) -> list[int]:
     if isinstance(ids, torch.Tensor):
         check_tensor("ids", ids, ndim=1, integer=True)
         ids = ids.tolist()
+    elif not isinstance(ids, list | tuple) or not all(
+        isinstance(i, int) and not isinstance(i, bool) for i in ids
+    ):
+        raise TypeError(f"ids must be a 1-D integer tensor or a list of ints, got {ids!r}")
     symbols = []
     for token in ids:
         if token == EOS_ID:

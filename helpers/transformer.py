@@ -87,15 +87,25 @@ class FeedForward(nn.Module):
 
     def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0) -> None:
         super().__init__()
-        d_model = check_int("d_model", d_model, minimum=1)
+        self.d_model = check_int("d_model", d_model, minimum=1)
         d_ff = check_int("d_ff", d_ff, minimum=1)
         self.linear1 = nn.Linear(d_model, d_ff)
         self.linear2 = nn.Linear(d_ff, d_model)
         self.dropout = nn.Dropout(check_probability("dropout", dropout))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        _check_width("x", x, self.d_model, ndim=None)
         hidden = torch.relu(self.linear1(x))  # (batch, seq_len, d_ff)
         return self.linear2(self.dropout(hidden))  # (batch, seq_len, d_model)
+
+
+def _check_width(name: str, x: object, d_model: int, ndim: int | None = 3) -> None:
+    """Raise unless ``x`` is a float tensor (of rank ``ndim``) whose last dimension is d_model."""
+    check_tensor(name, x, ndim=ndim, min_ndim=1, floating=True)
+    if x.shape[-1] != d_model:
+        raise ValueError(
+            f"{name} must have last dimension d_model={d_model}, got shape {tuple(x.shape)}"
+        )
 
 
 def _check_layer_args(d_model: int, num_heads: int, d_ff: int, dropout: float, norm_first):
@@ -132,7 +142,7 @@ class EncoderLayer(nn.Module):
     ) -> None:
         super().__init__()
         _check_layer_args(d_model, num_heads, d_ff, dropout, norm_first)
-        self.norm_first = norm_first
+        self.d_model, self.norm_first = d_model, norm_first
         self.self_attn = MultiHeadAttention(d_model, num_heads, dropout, **self_attention_options)
         self.feed_forward = FeedForward(d_model, d_ff, dropout)
         self.norm1 = nn.LayerNorm(d_model)
@@ -147,6 +157,7 @@ class EncoderLayer(nn.Module):
         attn_bias: torch.Tensor | None = None,
         need_weights: bool = False,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        _check_width("x", x, self.d_model)
         if self.norm_first:  # pre-LN: x + Dropout(sublayer(LayerNorm(x)))
             h = self.norm1(x)
             a, weights = self.self_attn(h, h, h, mask, need_weights, attn_bias)
@@ -180,7 +191,7 @@ class DecoderLayer(nn.Module):
     ) -> None:
         super().__init__()
         _check_layer_args(d_model, num_heads, d_ff, dropout, norm_first)
-        self.norm_first = norm_first
+        self.d_model, self.norm_first = d_model, norm_first
         self.self_attn = MultiHeadAttention(d_model, num_heads, dropout, **self_attention_options)
         self.cross_attn = MultiHeadAttention(d_model, num_heads, dropout)
         self.feed_forward = FeedForward(d_model, d_ff, dropout)
@@ -200,6 +211,8 @@ class DecoderLayer(nn.Module):
         attn_bias: torch.Tensor | None = None,
         need_weights: bool = False,
     ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
+        _check_width("x", x, self.d_model)
+        _check_width("memory", memory, self.d_model)
         if self.norm_first:
             h = self.norm1(x)
             a, self_weights = self.self_attn(h, h, h, self_mask, need_weights, attn_bias)
@@ -254,6 +267,16 @@ def _check_mask(name: str, mask: torch.Tensor | None, shape: tuple[int, ...]) ->
         )
 
 
+def _check_memory(memory: object, batch: int, d_model: int) -> None:
+    """Raise unless ``memory`` is a float tensor of shape ``(batch, src_len, d_model)``."""
+    check_tensor("memory", memory, ndim=3, floating=True)
+    if memory.shape[0] != batch or memory.shape[2] != d_model:
+        raise ValueError(
+            f"memory must have shape (batch={batch}, src_len, d_model={d_model}), "
+            f"got {tuple(memory.shape)}"
+        )
+
+
 def _xavier_init(modules: list[nn.Module]) -> None:
     """Xavier-uniform weight matrices, as the Annotated Transformer and torch.nn.Transformer."""
     for module in modules:
@@ -305,6 +328,7 @@ class Transformer(nn.Module):
         relative_max_distance = check_int("relative_max_distance", relative_max_distance, 1)
         self.d_model, self.num_heads, self.num_layers = d_model, num_heads, num_layers
         self.positional, self.norm_first = positional, norm_first
+        self.src_vocab_size, self.tgt_vocab_size = src_vocab_size, tgt_vocab_size
 
         self.src_embedding = TokenAndPositionEmbedding(
             src_vocab_size, d_model, max_len, positional, dropout
@@ -356,13 +380,8 @@ class Transformer(nn.Module):
         """``tgt (B, T)`` and ``memory (B, S, d_model)`` -> logits ``(B, T, tgt_vocab_size)``
         [and lists of self-attention ``(B, H, T, T)`` and cross-attention ``(B, H, T, S)``]."""
         check_tensor("tgt", tgt, ndim=2, integer=True)
-        check_tensor("memory", memory, ndim=3, floating=True)
         batch, tgt_len = tgt.shape
-        if memory.shape[0] != batch or memory.shape[2] != self.d_model:
-            raise ValueError(
-                f"memory must have shape (batch={batch}, src_len, d_model={self.d_model}), "
-                f"got {tuple(memory.shape)}"
-            )
+        _check_memory(memory, batch, self.d_model)
         _check_mask("src_mask", src_mask, (batch, 1, 1, memory.shape[1]))
         _check_mask("tgt_mask", tgt_mask, (batch, 1, tgt_len, tgt_len))
         self_mask = causal_mask(tgt_len, device=tgt.device)  # (T, T): never see the future
@@ -494,6 +513,7 @@ class TorchReferenceTransformer(nn.Module):
             raise TypeError(f"norm_first must be a bool, got {norm_first!r}")
         self.d_model, self.num_heads, self.num_layers = d_model, num_heads, num_layers
         self.positional, self.norm_first = positional, norm_first
+        self.src_vocab_size, self.tgt_vocab_size = src_vocab_size, tgt_vocab_size
 
         self.src_embedding = TokenAndPositionEmbedding(
             src_vocab_size, d_model, max_len, positional, dropout
@@ -555,6 +575,7 @@ class TorchReferenceTransformer(nn.Module):
         """
         check_tensor("tgt", tgt, ndim=2, integer=True)
         batch, tgt_len = tgt.shape
+        _check_memory(memory, batch, self.d_model)
         src_len = memory.shape[1]
         _check_mask("src_mask", src_mask, (batch, 1, 1, src_len))
         _check_mask("tgt_mask", tgt_mask, (batch, 1, tgt_len, tgt_len))
@@ -606,12 +627,20 @@ def greedy_decode(
     ``model`` needs ``encode(src, src_mask)`` and ``decode(tgt, memory, src_mask)`` returning
     logits, as :class:`Transformer` has. The model runs in eval mode (its mode is restored).
     """
+    if not (isinstance(model, nn.Module) and hasattr(model, "encode") and hasattr(model, "decode")):
+        raise TypeError(
+            f"model must be an nn.Module with encode and decode methods (such as Transformer), "
+            f"got {type(model).__name__}"
+        )
     check_tensor("src", src, ndim=2, integer=True)
     max_len = check_int("max_len", max_len, minimum=1)
-    bos_id = check_int("bos_id", bos_id, minimum=0)
-    if eos_id is not None:
-        eos_id = check_int("eos_id", eos_id, minimum=0)
-    pad_id = check_int("pad_id", pad_id, minimum=0)
+    vocab = getattr(model, "tgt_vocab_size", None)  # None: a model that does not say
+    for name, value in (("bos_id", bos_id), ("eos_id", eos_id), ("pad_id", pad_id)):
+        if value is None:  # only eos_id may be None
+            continue
+        check_int(name, value, minimum=0)
+        if vocab is not None and value >= vocab:
+            raise ValueError(f"{name} must be < the model's tgt_vocab_size={vocab}, got {value}")
     was_training = model.training
     model.eval()
     try:
@@ -634,4 +663,6 @@ def greedy_decode(
 
 def count_parameters(module: nn.Module) -> int:
     """Number of trainable parameters (buffers such as the sinusoidal table excluded)."""
+    if not isinstance(module, nn.Module):
+        raise TypeError(f"module must be a torch.nn.Module, got {type(module).__name__}")
     return sum(p.numel() for p in module.parameters() if p.requires_grad)

@@ -142,3 +142,5 @@ def test_other_functions_reject_bad_arguments():
         iterate_minibatches(src, tgt[:3], 2)
     with pytest.raises(ValueError, match="ids"):
         to_symbols(torch.zeros(2, 2, dtype=torch.long))
+    with pytest.raises(TypeError, match="ids"):
+        to_symbols("1 5 2")

@@ -20,7 +20,6 @@ from helpers.transformer import (
 )
 
 
-
 @pytest.fixture(autouse=True, scope="module")
 def one_thread():
     """Tiny models run much faster on one thread (and a busy 2-core machine crawls on two)."""
@@ -86,7 +85,9 @@ def test_model_parameter_count_against_torch_nn_transformer(norm_first):
     ours = sum(count_parameters(m) for m in stacks)
     # torch.nn.Transformer always ends both stacks with a LayerNorm (2 * d_model each); the
     # paper's post-LN model has none, pre-LN needs them.
-    theirs = count_parameters(nn.Transformer(d_model, 4, num_layers, num_layers, 64, batch_first=True))
+    theirs = count_parameters(
+        nn.Transformer(d_model, 4, num_layers, num_layers, 64, batch_first=True)
+    )
     assert ours == (theirs if norm_first else theirs - 4 * d_model)
     assert isinstance(model.encoder_norm, nn.LayerNorm if norm_first else nn.Identity)
     # Embeddings (vocabulary 10, sinusoidal: no parameters) and the output projection.
@@ -433,3 +434,26 @@ def test_greedy_decode_rejects_bad_arguments():
         greedy_decode(model, src, 3, bos_id=-1)
     with pytest.raises(ValueError, match="src"):
         greedy_decode(model, src[0], 3, bos_id=1)
+
+
+def test_layers_and_helpers_check_their_inputs():
+    with pytest.raises(ValueError, match="x must have last dimension d_model=8"):
+        FeedForward(8, 16)(torch.zeros(1, 3, 5))
+    with pytest.raises(TypeError, match="x"):
+        FeedForward(8, 16)(torch.zeros(1, 3, 8, dtype=torch.long))
+    with pytest.raises(ValueError, match="x must have last dimension"):
+        EncoderLayer(8, 2, 16)(torch.zeros(1, 3, 5))
+    with pytest.raises(ValueError, match="memory must have last dimension"):
+        DecoderLayer(8, 2, 16)(torch.zeros(1, 3, 8), torch.zeros(1, 4, 5))
+    ref = TorchReferenceTransformer(7, 7, d_model=8, num_heads=2, num_layers=1, d_ff=16)
+    with pytest.raises(ValueError, match="memory"):
+        ref.decode(torch.ones(1, 3, dtype=torch.long), torch.zeros(1, 3, 6))
+    with pytest.raises(TypeError, match="model must be an nn.Module"):
+        greedy_decode("model", torch.ones(1, 3, dtype=torch.long), 3, 1)
+    model = Transformer(7, 7, d_model=8, num_heads=2, num_layers=1, d_ff=16)
+    with pytest.raises(ValueError, match="bos_id must be < the model's tgt_vocab_size=7, got 9"):
+        greedy_decode(model, torch.ones(1, 3, dtype=torch.long), 3, 9)
+    with pytest.raises(ValueError, match="eos_id"):
+        greedy_decode(model, torch.ones(1, 3, dtype=torch.long), 3, 1, eos_id=7)
+    with pytest.raises(TypeError, match="module"):
+        count_parameters("model")
