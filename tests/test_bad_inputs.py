@@ -476,22 +476,16 @@ CASES: list[Bad] = [
     Bad(data.to_symbols, lambda: data.to_symbols(t(3)),
         TypeError, "ids", "torch.float32", "to_symbols-float-ids"),
     Bad(data.to_symbols, lambda: data.to_symbols("1 5 2"),
-        TypeError, "ids", "'1 5 2'", "to_symbols-str-ids",
-        missing="a non-tensor ids is not checked to be a list of ints: a string fails inside the "
-        "loop with a comparison TypeError that does not name ids", now=AssertionError),
+        TypeError, "ids", "'1 5 2'", "to_symbols-str-ids"),
     # ---------------------------------------------------------------- transformer: blocks
     Bad(FeedForward, lambda: FeedForward(8, 0),
         ValueError, "d_ff", "0", "FeedForward-zero-d_ff"),
     Bad(FeedForward, lambda: FeedForward(8, 16, dropout=2.0),
         ValueError, "dropout", "2.0", "FeedForward-dropout"),
     Bad(FeedForward.forward, lambda: FeedForward(8, 16)(t(1, 3, 5)),
-        ValueError, "x", "(1, 3, 5)", "FeedForward.forward-width",
-        missing="forward does not check x: torch's matmul RuntimeError names neither x nor "
-        "d_model", now=RuntimeError),
+        ValueError, "x", "(1, 3, 5)", "FeedForward.forward-width"),
     Bad(FeedForward.forward, lambda: FeedForward(8, 16)(t(1, 3, 8, dtype=torch.long)),
-        TypeError, "x", "torch.int64", "FeedForward.forward-int",
-        missing="forward does not check x's dtype: torch raises RuntimeError "
-        "'mat1 and mat2 must have the same dtype'", now=RuntimeError),
+        TypeError, "x", "torch.int64", "FeedForward.forward-int"),
     Bad(EncoderLayer, lambda: EncoderLayer(10, 3, 16),
         ValueError, "num_heads", "3", "EncoderLayer-heads-not-dividing"),
     Bad(EncoderLayer, lambda: EncoderLayer(8, 2, 16, norm_first="yes"),
@@ -499,17 +493,13 @@ CASES: list[Bad] = [
     Bad(EncoderLayer.forward, lambda: EncoderLayer(8, 2, 16)(t(1, 3, 8), b(2, 2)),
         ValueError, "mask", "(2, 2)", "EncoderLayer.forward-mask-not-broadcast"),
     Bad(EncoderLayer.forward, lambda: EncoderLayer(8, 2, 16)(t(1, 3, 5)),
-        ValueError, "x", "(1, 3, 5)", "EncoderLayer.forward-width",
-        missing="the error comes from the inner MultiHeadAttention and names its argument "
-        "'query', not the layer's argument 'x'", now=AssertionError),
+        ValueError, "x", "(1, 3, 5)", "EncoderLayer.forward-width"),
     Bad(DecoderLayer, lambda: DecoderLayer(8, 3, 16),
         ValueError, "num_heads", "3", "DecoderLayer-heads-not-dividing"),
     Bad(DecoderLayer, lambda: DecoderLayer(8, 2, -16),
         ValueError, "d_ff", "-16", "DecoderLayer-negative-d_ff"),
     Bad(DecoderLayer.forward, lambda: DecoderLayer(8, 2, 16)(t(1, 3, 8), t(1, 4, 5)),
-        ValueError, "memory", "(1, 4, 5)", "DecoderLayer.forward-memory-width",
-        missing="the error comes from the cross-attention and names its argument 'key', not "
-        "the layer's argument 'memory'", now=AssertionError),
+        ValueError, "memory", "(1, 4, 5)", "DecoderLayer.forward-memory-width"),
     # ---------------------------------------------------------------- transformer: models
     Bad(Transformer, lambda: model(positional="rotary"),
         ValueError, "positional", "'rotary'", "Transformer-unknown-positional"),
@@ -568,9 +558,7 @@ CASES: list[Bad] = [
     Bad(TorchReferenceTransformer.encode, lambda: ref().encode(tokens(1, 3), b(1, 1, 1, 2)),
         ValueError, "src_mask", "(1, 1, 1, 2)", "TorchReferenceTransformer.encode-mask"),
     Bad(TorchReferenceTransformer.decode, lambda: ref().decode(tokens(1, 3), t(1, 3, 6)),
-        ValueError, "memory", "(1, 3, 6)", "TorchReferenceTransformer.decode-memory-width",
-        missing="decode does not check memory (Transformer.decode does): torch's matmul "
-        "RuntimeError names neither memory nor d_model", now=RuntimeError),
+        ValueError, "memory", "(1, 3, 6)", "TorchReferenceTransformer.decode-memory-width"),
     Bad(transformer.greedy_decode, lambda: transformer.greedy_decode(model(), tokens(1, 3), 0, 1),
         ValueError, "max_len", "0", "greedy_decode-zero-max_len"),
     Bad(transformer.greedy_decode, lambda: transformer.greedy_decode(model(), tokens(1, 3), 3, -1),
@@ -581,17 +569,11 @@ CASES: list[Bad] = [
         lambda: transformer.greedy_decode(model(), tokens(1, 3), 3, 1, src_mask=t(1, 1, 1, 3)),
         TypeError, "src_mask", "torch.float32", "greedy_decode-float-src_mask"),
     Bad(transformer.greedy_decode, lambda: transformer.greedy_decode("model", tokens(1, 3), 3, 1),
-        TypeError, "model", "str", "greedy_decode-str-model",
-        missing="model is not checked to be an nn.Module with encode/decode: AttributeError "
-        "'str' object has no attribute 'training'", now=AttributeError),
+        TypeError, "model", "str", "greedy_decode-str-model"),
     Bad(transformer.greedy_decode, lambda: transformer.greedy_decode(model(), tokens(1, 3), 3, 9),
-        ValueError, "bos_id", "9", "greedy_decode-bos-past-vocab",
-        missing="bos_id is not checked against the model's vocabulary: the error names "
-        "'tokens', not bos_id", now=AssertionError),
+        ValueError, "bos_id", "9", "greedy_decode-bos-past-vocab"),
     Bad(transformer.count_parameters, lambda: transformer.count_parameters("model"),
-        TypeError, "module", "str", "count_parameters-str",
-        missing="module is not checked to be an nn.Module: AttributeError 'str' object has no "
-        "attribute 'parameters'", now=AttributeError),
+        TypeError, "module", "str", "count_parameters-str"),
     # ---------------------------------------------------------------- training
     Bad(training.noam_lr, lambda: training.noam_lr(0, 8, 10),
         ValueError, "step", "0", "noam_lr-zero-step"),
