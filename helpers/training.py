@@ -152,6 +152,17 @@ def _mask_or_none(tokens: torch.Tensor, pad_id: int) -> torch.Tensor | None:
     return padding_mask(tokens, pad_id) if (tokens == pad_id).any() else None
 
 
+def _check_batch(src: torch.Tensor, tgt: torch.Tensor) -> None:
+    """A batch is ``src (B, S)`` and ``tgt (B, T)`` token ids, T >= 2 (BOS and one target)."""
+    check_tensor("src", src, ndim=2, integer=True)
+    check_tensor("tgt", tgt, ndim=2, integer=True)
+    if tgt.shape[0] != src.shape[0] or tgt.shape[1] < 2:
+        raise ValueError(
+            f"tgt must be (batch, T) with the batch size of src and T >= 2 (BOS and at least one "
+            f"token to predict), got src {tuple(src.shape)} and tgt {tuple(tgt.shape)}"
+        )
+
+
 def train_step(
     model: nn.Module,
     src: torch.Tensor,
@@ -164,6 +175,13 @@ def train_step(
     """One teacher-forced step on a batch ``src (B, S)``, ``tgt (B, T) = [BOS, ..., EOS, PAD...]``;
     returns the loss. Gradients are clipped to a global norm of ``clip_norm`` (None: no clip).
     """
+    _check_batch(src, tgt)
+    if not isinstance(optimizer, torch.optim.Optimizer):
+        raise TypeError(
+            f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}"
+        )
+    if clip_norm is not None:
+        clip_norm = check_positive_float("clip_norm", clip_norm)
     decoder_input, labels = tgt[:, :-1], tgt[:, 1:]  # (B, T-1) each, shifted by one
     logits = model(
         src, decoder_input, _mask_or_none(src, pad_id), _mask_or_none(decoder_input, pad_id)
@@ -237,8 +255,7 @@ def evaluate(
     Returns ``{"token_accuracy": ..., "exact_match": ...}``: the model must produce every target
     token and the EOS by itself, one token at a time, starting from BOS.
     """
-    check_tensor("src", src, ndim=2, integer=True)
-    check_tensor("tgt", tgt, ndim=2, integer=True)
+    _check_batch(src, tgt)
     labels = tgt[:, 1:]  # (N, T-1): what the decoder must produce, EOS included
     src_mask = _mask_or_none(src, pad_id)
     predictions = greedy_decode(model, src, labels.shape[1], bos_id, eos_id, src_mask, pad_id)
