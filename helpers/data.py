@@ -94,6 +94,8 @@ def make_batch(
     max_len = min_len if max_len is None else check_int("max_len", max_len, minimum=1)
     if max_len < min_len:
         raise ValueError(f"max_len must be >= min_len={min_len}, got {max_len}")
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator or None, got {generator!r}")
 
     symbols = torch.randint(num_symbols, (batch_size, max_len), generator=generator)
     lengths = torch.randint(min_len, max_len + 1, (batch_size, 1), generator=generator)
@@ -122,6 +124,7 @@ def make_dataset(
     seed stays the same whatever the notebook did before.
     """
     seed = check_int("seed", seed, minimum=0)
+    num_sequences = check_int("num_sequences", num_sequences, minimum=1)
     generator = torch.Generator().manual_seed(seed)
     return make_batch(task, num_sequences, num_symbols, min_len, max_len, generator)
 
@@ -163,6 +166,8 @@ def iterate_minibatches(
         )
     batch_size = check_int("batch_size", batch_size, minimum=1)
     seed = check_int("seed", seed, minimum=0)
+    if not isinstance(shuffle, bool):
+        raise TypeError(f"shuffle must be a bool, got {shuffle!r}")
     if shuffle:
         order = torch.randperm(src.shape[0], generator=torch.Generator().manual_seed(seed))
     else:

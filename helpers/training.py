@@ -63,6 +63,10 @@ def noam_scheduler(
     ``LambdaLR`` counts from 0, the paper from 1: the lambda shifts by one.
     """
     noam_lr(1, d_model, warmup_steps, factor)  # validate the arguments now
+    if not isinstance(optimizer, torch.optim.Optimizer):
+        raise TypeError(
+            f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}"
+        )
     for group in optimizer.param_groups:
         if group["lr"] != 1.0:
             raise ValueError(f"optimizer lr must be 1.0 for noam_scheduler, got {group['lr']}")
@@ -227,12 +231,20 @@ def train(
 
     from tqdm.auto import tqdm  # imported here: only the training loop needs it
 
+    if not isinstance(batches, Iterable):
+        raise TypeError(f"batches must be an iterable of (src, tgt), got {type(batches).__name__}")
     batches = iter(batches)
     history = TrainingHistory()
     model.train()
     with tqdm(total=num_steps, desc=desc, bar_format=BAR_FORMAT, disable=not progress) as bar:
-        for _ in range(num_steps):
-            src, tgt = next(batches)
+        for step in range(num_steps):
+            batch = next(batches, None)
+            if batch is None:
+                raise ValueError(
+                    f"batches ran out after {step} batches, but num_steps={num_steps}; pass an "
+                    "endless stream (helpers.data.batch_stream) or fewer steps"
+                )
+            src, tgt = batch
             history.learning_rates.append(scheduler.get_last_lr()[0])
             loss = train_step(model, src, tgt, optimizer, pad_id, label_smoothing, clip_norm)
             scheduler.step()
