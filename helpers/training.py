@@ -8,7 +8,9 @@ One training step, with teacher forcing (the decoder reads the true previous tok
 
 The optimiser and schedule are the paper's (section 5.3): Adam with betas (0.9, 0.98),
 eps 1e-9, and the learning rate ``d_model**-0.5 * min(step**-0.5, step * warmup**-1.5)``
-(times a ``factor``): a linear warm-up, then a decay as ``1 / sqrt(step)``.
+(times a ``factor``): a linear warm-up, then a decay as ``1 / sqrt(step)``. That decay never
+gets near zero, so a short run can end while the model still jumps around a good solution;
+an optional linear cool-down over the last ``cooldown_steps`` steps lets it settle.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from .transformer import greedy_decode
 
 __all__ = [
     "noam_lr",
+    "cooldown_factor",
     "noam_scheduler",
     "sequence_loss",
     "token_accuracy",
@@ -54,25 +57,55 @@ def noam_lr(step: int, d_model: int, warmup_steps: int, factor: float = 1.0) -> 
     return factor * d_model**-0.5 * min(step**-0.5, step * warmup_steps**-1.5)
 
 
+def cooldown_factor(step: int, num_steps: int, cooldown_steps: int) -> float:
+    """Multiplier of a linear cool-down over the last ``cooldown_steps`` of ``num_steps`` steps.
+
+    1 before the cool-down, then ``(num_steps - step + 1) / cooldown_steps``: a straight line
+    that reaches ``1 / cooldown_steps`` at the last step. ``cooldown_steps = 0``: always 1.
+    """
+    num_steps = check_int("num_steps", num_steps, minimum=1)
+    step = check_int("step", step, minimum=1)
+    if step > num_steps:
+        raise ValueError(f"step must be <= num_steps={num_steps}, got {step}")
+    cooldown_steps = check_int("cooldown_steps", cooldown_steps, minimum=0)
+    if cooldown_steps > num_steps:
+        raise ValueError(f"cooldown_steps must be <= num_steps={num_steps}, got {cooldown_steps}")
+    if cooldown_steps == 0:
+        return 1.0
+    return min(1.0, (num_steps - step + 1) / cooldown_steps)
+
+
 def noam_scheduler(
-    optimizer: torch.optim.Optimizer, d_model: int, warmup_steps: int, factor: float = 1.0
+    optimizer: torch.optim.Optimizer,
+    d_model: int,
+    warmup_steps: int,
+    factor: float = 1.0,
+    num_steps: int | None = None,
+    cooldown_steps: int = 0,
 ) -> torch.optim.lr_scheduler.LambdaLR:
-    """A scheduler that sets the learning rate to :func:`noam_lr` before every step.
+    """A scheduler that sets the learning rate to :func:`noam_lr` before every step, times
+    :func:`cooldown_factor` when ``cooldown_steps > 0`` (which needs ``num_steps``).
 
     The optimizer's own ``lr`` must be 1.0 (``LambdaLR`` multiplies it by the schedule).
     ``LambdaLR`` counts from 0, the paper from 1: the lambda shifts by one.
     """
     noam_lr(1, d_model, warmup_steps, factor)  # validate the arguments now
-    if not isinstance(optimizer, torch.optim.Optimizer):
-        raise TypeError(
-            f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}"
-        )
+    if cooldown_steps and num_steps is None:
+        raise ValueError(f"cooldown_steps={cooldown_steps} needs num_steps, got None")
+    if num_steps is not None:
+        cooldown_factor(1, num_steps, cooldown_steps)
     for group in optimizer.param_groups:
         if group["lr"] != 1.0:
             raise ValueError(f"optimizer lr must be 1.0 for noam_scheduler, got {group['lr']}")
-    return torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda index: noam_lr(index + 1, d_model, warmup_steps, factor)
-    )
+
+    def schedule(index: int) -> float:
+        step = index + 1
+        lr = noam_lr(step, d_model, warmup_steps, factor)
+        if cooldown_steps:  # the scheduler also looks one step past the end: clamp it
+            lr *= cooldown_factor(min(step, num_steps), num_steps, cooldown_steps)
+        return lr
+
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, schedule)
 
 
 def sequence_loss(
@@ -205,6 +238,7 @@ def train(
     num_steps: int,
     warmup_steps: int = 100,
     lr_factor: float = 1.0,
+    cooldown_steps: int = 0,
     label_smoothing: float = 0.0,
     clip_norm: float | None = 1.0,
     pad_id: int = 0,
@@ -214,15 +248,18 @@ def train(
     """Train ``model`` for ``num_steps`` steps on batches drawn from ``batches``.
 
     Adam (betas 0.9, 0.98, eps 1e-9) with the warm-up schedule :func:`noam_lr`
-    (``d_model`` read from ``model.d_model``), cross-entropy ignoring ``pad_id`` with optional
-    label smoothing, gradient clipping. ``batches`` yields ``(src, tgt)`` pairs, e.g.
+    (``d_model`` read from ``model.d_model``) and an optional linear cool-down over the last
+    ``cooldown_steps`` steps, cross-entropy ignoring ``pad_id`` with optional label smoothing,
+    gradient clipping. ``batches`` yields ``(src, tgt)`` pairs, e.g.
     ``helpers.data.batch_stream``. ``progress`` shows a progress bar (a widget in Jupyter).
     Returns the per-step losses and learning rates; the model is left in training mode.
     """
     num_steps = check_int("num_steps", num_steps, minimum=1)
     d_model = check_int("model.d_model", getattr(model, "d_model", None), minimum=1)
     optimizer = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
-    scheduler = noam_scheduler(optimizer, d_model, warmup_steps, lr_factor)
+    scheduler = noam_scheduler(
+        optimizer, d_model, warmup_steps, lr_factor, num_steps, cooldown_steps
+    )
     label_smoothing = check_probability("label_smoothing", label_smoothing)
     if clip_norm is not None:
         clip_norm = check_positive_float("clip_norm", clip_norm)

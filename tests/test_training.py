@@ -12,6 +12,7 @@ from helpers.data import batch_stream, make_dataset
 from helpers.training import (
     BAR_FORMAT,
     TrainingHistory,
+    cooldown_factor,
     evaluate,
     exact_match,
     noam_lr,
@@ -56,6 +57,36 @@ def test_noam_scheduler_follows_noam_lr_from_step_one():
         optimizer.step()
         scheduler.step()
     assert seen == pytest.approx([noam_lr(s, 16, 10, 0.5) for s in range(1, 31)])
+
+
+def test_cooldown_factor_is_a_line_down_over_the_last_steps():
+    assert [cooldown_factor(s, 10, 4) for s in range(1, 11)] == [
+        1.0,
+        1.0,
+        1.0,
+        1.0,
+        1.0,
+        1.0,
+        1.0,
+        0.75,
+        0.5,
+        0.25,
+    ]
+    assert [cooldown_factor(s, 5, 0) for s in range(1, 6)] == [1.0] * 5
+    assert cooldown_factor(3, 3, 3) == pytest.approx(1 / 3)
+
+
+def test_noam_scheduler_with_cooldown():
+    optimizer = torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=1.0)
+    scheduler = noam_scheduler(optimizer, 16, 5, num_steps=20, cooldown_steps=8)
+    seen = []
+    for _ in range(20):
+        seen.append(optimizer.param_groups[0]["lr"])
+        optimizer.step()
+        scheduler.step()
+    expected = [noam_lr(s, 16, 5) * cooldown_factor(s, 20, 8) for s in range(1, 21)]
+    assert seen == pytest.approx(expected)
+    assert seen[-1] == pytest.approx(noam_lr(20, 16, 5) / 8)
 
 
 # ---------------------------------------------------------------- loss
@@ -147,10 +178,11 @@ def test_train_step_uses_shifted_targets_and_learns():
 def test_train_records_schedule_and_solves_a_tiny_copy_task(capsys):
     model = tiny_model()
     batches = batch_stream("copy", 32, num_symbols=5, min_len=4, seed=0)
-    history = train(model, batches, 200, warmup_steps=30, progress=False)
+    history = train(model, batches, 200, warmup_steps=30, cooldown_steps=50, progress=False)
     assert isinstance(history, TrainingHistory)
     assert len(history.losses) == len(history.learning_rates) == 200
-    assert history.learning_rates == pytest.approx([noam_lr(s, 32, 30) for s in range(1, 201)])
+    expected = [noam_lr(s, 32, 30) * cooldown_factor(s, 200, 50) for s in range(1, 201)]
+    assert history.learning_rates == pytest.approx(expected)
     assert history.losses[-1] < 0.1 < history.losses[0]
     src, tgt = make_dataset("copy", 200, num_symbols=5, min_len=4, seed=99)
     scores = evaluate(model, src, tgt)
@@ -200,6 +232,15 @@ def test_bad_arguments_name_the_argument():
         noam_lr(1, 64, 10, factor=0.0)
     with pytest.raises(ValueError, match="lr"):
         noam_scheduler(torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=0.1), 64, 10)
+    sgd = torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=1.0)
+    with pytest.raises(ValueError, match="num_steps"):
+        noam_scheduler(sgd, 64, 10, cooldown_steps=5)
+    with pytest.raises(ValueError, match="cooldown_steps"):
+        noam_scheduler(sgd, 64, 10, num_steps=4, cooldown_steps=5)
+    with pytest.raises(ValueError, match="step"):
+        cooldown_factor(11, 10, 2)
+    with pytest.raises(ValueError, match="cooldown_steps"):
+        cooldown_factor(1, 10, -1)
     logits, targets = torch.zeros(2, 3, 5), torch.zeros(2, 3, dtype=torch.long)
     with pytest.raises(ValueError, match="label_smoothing"):
         sequence_loss(logits, targets, label_smoothing=1.0)
