@@ -90,6 +90,10 @@ def noam_scheduler(
     ``LambdaLR`` counts from 0, the paper from 1: the lambda shifts by one.
     """
     noam_lr(1, d_model, warmup_steps, factor)  # validate the arguments now
+    if not isinstance(optimizer, torch.optim.Optimizer):
+        raise TypeError(
+            f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}"
+        )
     if cooldown_steps and num_steps is None:
         raise ValueError(f"cooldown_steps={cooldown_steps} needs num_steps, got None")
     if num_steps is not None:
