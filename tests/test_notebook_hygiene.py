@@ -2,7 +2,9 @@
 
 nbval re-runs each notebook and compares outputs; these tests guard what it cannot see: that the
 committed file was executed top to bottom in one fresh kernel, holds no errors, warnings or
-machine-specific text, stays small, names a portable kernel and is listed in the README.
+machine-specific text (in any output field, tracebacks included), no HTML or JavaScript outputs
+that the site and slides would copy verbatim, one nbval marker per cell, stays small, names a
+portable kernel and is listed in the README.
 """
 
 from __future__ import annotations
@@ -22,8 +24,32 @@ MAX_BYTES = 2_000_000
 
 _here = [str(ROOT), str(Path.home()), socket.gethostname()]
 MACHINE_TEXT = re.compile(
-    "|".join([re.escape(h) for h in _here if len(h) > 3] + [r"/tmp/", r"0x[0-9a-f]{8,}"])
+    "|".join(
+        [re.escape(h) for h in _here if len(h) > 3]
+        + [
+            r"site-packages",
+            r"dist-packages",
+            r"(?<![\w.])/(?:home|Users)/\w",  # home folders on Linux and macOS
+            r"(?<![\w.])/root/",
+            r"(?<![\w.])/tmp/",
+            r"(?<![\w.])/var/folders/",  # macOS temporary folders
+            r"(?<![\w])[A-Za-z]:[\\/](?:Users|Windows|Program|[A-Za-z0-9_.-]+[\\/])",  # C:\...
+            r"0x[0-9a-f]{8,}",
+        ]
+    )
 )
+
+# Output types a committed notebook may hold. HTML and JavaScript are copied verbatim into the site
+# and the slides, so none is allowed unless listed in ALLOWED_HTML as (notebook, cell index).
+ALLOWED_DATA = {"text/plain", "image/png", "application/vnd.jupyter.widget-view+json"}
+ALLOWED_HTML: set[tuple[str, int]] = set()  # none today
+# nbval's comment markers and the cell tags that mean the same; a cell carries at most one.
+MARKERS = {
+    "NBVAL_IGNORE_OUTPUT": "nbval-ignore-output",
+    "NBVAL_SKIP": "nbval-skip",
+    "NBVAL_RAISES_EXCEPTION": "raises-exception",
+    "NBVAL_CHECK_OUTPUT": "nbval-check-output",
+}
 
 
 def _load(path: Path) -> dict:
@@ -36,6 +62,22 @@ def _source(cell: dict) -> str:
 
 def _tags(cell: dict) -> set[str]:
     return set(cell.get("metadata", {}).get("tags", []))
+
+
+def _strings(value) -> list[str]:
+    """Every string inside an output (text, tracebacks, data, metadata), images left out."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    if isinstance(value, dict):
+        return [
+            text
+            for key, item in value.items()
+            if not str(key).startswith("image/")  # base64 can spell anything
+            for text in _strings(item)
+        ]
+    return []
 
 
 def _ids(paths):
@@ -69,13 +111,63 @@ def test_no_errors_warnings_or_machine_text(path):
                 problems.append(f"cell {index}: error {output.get('ename')}")
             if output["output_type"] == "stream" and output["name"] == "stderr" and not volatile:
                 problems.append(f"cell {index}: stderr {''.join(output['text'])[:80]!r}")
-            text = json.dumps(output.get("text", "")) + json.dumps(
-                output.get("data", {}).get("text/plain", "")
-            )
-            match = MACHINE_TEXT.search(text)
-            if match:
-                problems.append(f"cell {index}: machine-specific text {match.group(0)!r}")
+            for text in _strings(output):
+                match = MACHINE_TEXT.search(text)
+                if match:
+                    problems.append(f"cell {index}: machine-specific text {match.group(0)!r}")
+                    break
     assert not problems, f"{path.name}: " + "; ".join(problems)
+
+
+def test_machine_text_pattern_catches_paths_and_spares_ordinary_text():
+    caught = [
+        '  File "/opt/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1',
+        "/home/learner/course/notebooks/13_bugs_clinic.ipynb",
+        "/Users/learner/course",
+        "saved to /tmp/abc",
+        r"C:\Users\learner\course",
+        "D:/course/notebooks",
+        str(ROOT / "helpers" / "attention.py"),
+        "<matplotlib.lines.Line2D at 0x7f3a2b1c4d90>",
+    ]
+    spared = [
+        "exact-match >= 99%: True",
+        "ratio 1/home-made",  # no leading slash
+        "shape (2, 64, 16); d_model/2 = 8",
+        "Hint: use masked_fill(~mask, -inf).",
+        "see notebooks/references.md",
+    ]
+    assert [text for text in caught if not MACHINE_TEXT.search(text)] == []
+    assert [text for text in spared if MACHINE_TEXT.search(text)] == []
+
+
+@pytest.mark.parametrize("path", ALL, ids=_ids(ALL))
+def test_no_html_or_javascript_outputs(path):
+    name = str(path.relative_to(ROOT / "notebooks"))
+    problems = []
+    for index, cell in enumerate(_load(path)["cells"]):
+        for output in cell.get("outputs", []):
+            for mime in output.get("data", {}):
+                if mime in ALLOWED_DATA or (mime == "text/html" and (name, index) in ALLOWED_HTML):
+                    continue
+                problems.append(f"cell {index}: {mime}")
+    assert not problems, f"{name}: outputs the site would copy verbatim: " + "; ".join(problems)
+
+
+@pytest.mark.parametrize("path", ALL, ids=_ids(ALL))
+def test_one_nbval_marker_per_cell(path):
+    # a comment marker and a tag on one cell make nbval warn "Overlapping options"
+    problems = []
+    for index, cell in enumerate(_load(path)["cells"]):
+        if cell["cell_type"] != "code":
+            continue
+        lines = {line.strip() for line in _source(cell).splitlines()}
+        markers = [m for m in MARKERS if f"# {m}" in lines] + sorted(
+            _tags(cell) & set(MARKERS.values())
+        )
+        if len(markers) > 1:
+            problems.append(f"cell {index}: {markers}")
+    assert not problems, f"{path.name}: more than one nbval marker: " + "; ".join(problems)
 
 
 @pytest.mark.parametrize("path", ALL, ids=_ids(ALL))
