@@ -187,3 +187,40 @@ def test_every_lesson_has_an_estimated_run_time():
     for path in NOTEBOOKS:
         first = _source(_load(path)["cells"][0])
         assert re.search(r"[Rr]un time", first), f"{path.name}: no run-time estimate in cell 0"
+
+
+def test_readme_sections_named_elsewhere_exist():
+    # comments such as 'see README, "Supported systems"' must name a real heading
+    headings = {
+        line.lstrip("#").strip()
+        for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+        if line.startswith("#")
+    }
+    named = []
+    for name in ("requirements.txt", "environment.yml", "pyproject.toml"):
+        path = ROOT / name
+        if path.exists():
+            text = path.read_text(encoding="utf-8")
+            named += [(name, s) for s in re.findall(r'README,? "([^"]+)"', text)]
+    assert named, "expected at least one README section reference"
+    missing = [(name, section) for name, section in named if section not in headings]
+    assert not missing, f"README has no such section: {missing}"
+
+
+def test_start_here_names_every_notebook_that_uses_the_widgets():
+    start = _load(ROOT / "notebooks" / "00_start_here.ipynb")
+    row = next(
+        line
+        for cell in start["cells"]
+        if cell["cell_type"] == "markdown"
+        for line in _source(cell).splitlines()
+        if line.startswith("| `helpers.widgets`")
+    )
+    listed = {int(n) for n in re.findall(r"\b(\d\d)\b", row.split("|")[-2])}
+    users = {
+        int(path.name[:2])
+        for path in NOTEBOOKS
+        if "helpers.widgets"
+        in "".join(_source(c) for c in _load(path)["cells"] if c["cell_type"] == "code")
+    }
+    assert users and users <= listed, f"00's tour lists {sorted(listed)}; used in {sorted(users)}"
