@@ -340,9 +340,10 @@ def _render(boxes, arrows, layers, num_layers, highlight, variant, norm_first, a
     """Draw the boxes, arrows and layer frames computed by ``draw_transformer``."""
     by_name = {box.name: box for box in boxes}
     height = max(box.y + box.height for box in boxes)
-    width = _COLUMN * (len(layers) - 1) + _WIDTH + 2.8
+    width = _COLUMN * (len(layers) - 1) + _WIDTH + 4.0
     if ax is None:
-        _, ax = plt.subplots(figsize=(0.8 * width, 0.4 * height + 0.9))
+        fig, ax = plt.subplots(figsize=(0.75 * width, 0.36 * height + 0.9))
+        fig.subplots_adjust(left=0.0, right=1.0, bottom=0.0, top=1.0 - 0.8 / (0.36 * height + 0.9))
     dim = bool(highlight)
     for box in boxes:
         ax.add_patch(

@@ -112,3 +112,45 @@ def test_minutes_add_up_to_a_plausible_lecture_length():
         blocks = note_blocks(notes_for(lesson))
         total = sum(int(b.strip().splitlines()[-1].split()[-1]) for b in blocks.values())
         assert 15 <= total <= 120, f"{lesson.name}: {total} minutes of notes"
+
+
+# --- the public lecture plan -------------------------------------------------------------------
+
+PLAN = NOTEBOOKS / "lecture_plan.md"
+
+
+def test_lecture_plan_covers_every_lesson_and_links_exist():
+    text = PLAN.read_text(encoding="utf-8")
+    for lesson in LESSONS:
+        assert f"]({lesson.name})" in text, f"lecture plan does not link {lesson.name}"
+    for target in re.findall(r"\]\(([^)#]+)\)", text):
+        assert (NOTEBOOKS / target).exists(), f"lecture plan links a missing file {target}"
+
+
+def test_lecture_plan_names_real_checkers_and_every_checker():
+    import helpers.exercises
+
+    public = {name for name in dir(helpers.exercises) if name.startswith("check_")}
+    named = set(re.findall(r"`(check_\w+)`", PLAN.read_text(encoding="utf-8")))
+    assert named <= public, f"lecture plan names unknown checkers {sorted(named - public)}"
+    assert public <= named, f"checkers missing from the lecture plan {sorted(public - named)}"
+
+
+def test_lecture_plan_asks_the_notes_questions_without_their_answers():
+    text = PLAN.read_text(encoding="utf-8")
+    assert "Expected answers" not in text and "Usual misconception" not in text
+    asked = re.findall(r"^- (\d\d) \*(.+?)\*: (.+)$", text, flags=re.MULTILINE)
+    questions = [q for _, _, q in asked if q.endswith("?")]
+    assert len(questions) >= 60, "lecture plan should list the room questions of its sections"
+    for number, heading, question in asked:
+        notes = NOTES / f"{number}_notes.md"
+        blocks = note_blocks(notes)
+        if heading in blocks and question.endswith("?"):
+            assert f"**Ask the room:** {question}" in blocks[heading], (
+                f"lecture plan question for {number} {heading!r} differs from the notes"
+            )
+    for lesson in LESSONS:
+        for heading, block in note_blocks(notes_for(lesson)).items():
+            assert answers(block) not in text, (
+                f"lecture plan shows the expected answers of {lesson.name}, section {heading!r}"
+            )
