@@ -24,8 +24,6 @@ __all__ = [
     "plot_encoding",
     "plot_attention",
     "draw_transformer",
-    "DiagramBox",
-    "DiagramArrow",
     "DIAGRAM_VARIANTS",
     "DIAGRAM_HIGHLIGHTS",
 ]
