@@ -656,6 +656,12 @@ CASES: list[Bad] = [
         ValueError, "queries", "3", "plot_attention-too-many-queries"),
     Bad(plots.set_style, lambda: plots.set_style(0),
         ValueError, "dpi", "0", "set_style-zero-dpi"),
+    Bad(plots.draw_transformer, lambda: plots.draw_transformer("encoder-only"),
+        ValueError, "variant", "'encoder-only'", "draw_transformer-unknown-variant"),
+    Bad(plots.draw_transformer, lambda: plots.draw_transformer(highlight="positions"),
+        ValueError, "highlight", "'positions'", "draw_transformer-unknown-part"),
+    Bad(plots.draw_transformer, lambda: plots.draw_transformer(norm_first="yes"),
+        TypeError, "norm_first", "'yes'", "draw_transformer-norm-first-string"),
     # ---------------------------------------------------------------- widgets
     Bad(widgets.draw_encoding, lambda: widgets.draw_encoding(64, 8),
         ValueError, "position", "64", "draw_encoding-position-past-table"),

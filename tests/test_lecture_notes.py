@@ -1,0 +1,156 @@
+"""Speaker notes (notebooks/lectures/NN_notes.md): one complete block per `##` section of every
+lesson, no block for a heading that does not exist, and no answer leaks into a lesson notebook."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+NOTES = NOTEBOOKS / "lectures"
+LESSONS = sorted(p for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb") if int(p.name[:2]) <= 13)
+PARTS = ("**Ask the room:**", "**Expected answers:**", "**Usual misconception:**", "**Minutes:**")
+
+
+def notebook_headings(path: Path) -> list[str]:
+    """The `##` headings of a notebook's markdown cells, in order (code fences skipped)."""
+    headings = []
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        in_fence = False
+        for line in "".join(cell["source"]).splitlines():
+            if line.startswith("```"):
+                in_fence = not in_fence
+            elif not in_fence and line.startswith("## "):
+                headings.append(line[3:].strip())
+    return headings
+
+
+def note_blocks(path: Path) -> dict[str, str]:
+    """The notes file split at its `## ` headings: heading text -> block text."""
+    blocks: dict[str, str] = {}
+    current = None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            current = line[3:].strip()
+            assert current not in blocks, f"{path.name}: heading {current!r} appears twice"
+            blocks[current] = ""
+        elif current is not None:
+            blocks[current] += line + "\n"
+    return blocks
+
+
+def notes_for(lesson: Path) -> Path:
+    return NOTES / f"{lesson.name[:2]}_notes.md"
+
+
+def test_every_lesson_00_to_13_is_covered():
+    assert [p.name[:2] for p in LESSONS] == [f"{n:02d}" for n in range(14)]
+    for lesson in LESSONS:
+        assert notes_for(lesson).is_file(), f"missing speaker notes {notes_for(lesson).name}"
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name[:2])
+def test_notes_match_the_lesson_headings(lesson):
+    headings = notebook_headings(lesson)
+    blocks = note_blocks(notes_for(lesson))
+    missing = [h for h in headings if h not in blocks]
+    stale = [h for h in blocks if h not in headings]
+    assert not missing, f"{lesson.name}: sections without speaker notes: {missing}"
+    assert not stale, f"{notes_for(lesson).name}: notes for headings not in the lesson: {stale}"
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name[:2])
+def test_every_block_is_complete(lesson):
+    for heading, block in note_blocks(notes_for(lesson)).items():
+        where = f"{notes_for(lesson).name}, section {heading!r}"
+        bullets = [line for line in block.splitlines() if line.startswith("- ")]
+        assert bullets, f"{where}: no talking points (bullets)"
+        positions = []
+        for part in PARTS:
+            lines = [line for line in block.splitlines() if line.startswith(part)]
+            assert len(lines) == 1, f"{where}: expected one line starting {part}"
+            assert lines[0][len(part) :].strip(), f"{where}: {part} is empty"
+            positions.append(block.index(lines[0]))
+        assert positions == sorted(positions), f"{where}: parts out of order, expected {PARTS}"
+        assert block.index(bullets[0]) < positions[0], f"{where}: talking points come first"
+        minutes = re.fullmatch(r"\*\*Minutes:\*\* (\S+)", block.strip().splitlines()[-1])
+        assert minutes, f"{where}: the block must end with '**Minutes:** N'"
+        assert re.fullmatch(r"[1-9][0-9]*", minutes.group(1)), (
+            f"{where}: minutes must be a positive integer, got {minutes.group(1)!r}"
+        )
+
+
+def answers(block: str) -> str:
+    (line,) = [line for line in block.splitlines() if line.startswith(PARTS[1])]
+    return line[len(PARTS[1]) :].strip()
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name[:2])
+def test_learners_do_not_see_the_answers(lesson):
+    """No lesson notebook contains the text of an expected answer, nor the notes themselves."""
+    text = json.dumps(json.loads(lesson.read_text(encoding="utf-8")), ensure_ascii=False)
+    cells = "\n".join(
+        "".join(cell["source"]) for cell in json.loads(lesson.read_text(encoding="utf-8"))["cells"]
+    )
+    for heading, block in note_blocks(notes_for(lesson)).items():
+        answer = answers(block)
+        assert answer not in cells and answer not in text, (
+            f"{lesson.name} shows the expected answers of section {heading!r}"
+        )
+    assert "**Expected answers:**" not in cells
+    assert "notebooks/lectures" not in cells and "_notes.md" not in cells
+
+
+def test_minutes_add_up_to_a_plausible_lecture_length():
+    for lesson in LESSONS:
+        blocks = note_blocks(notes_for(lesson))
+        total = sum(int(b.strip().splitlines()[-1].split()[-1]) for b in blocks.values())
+        assert 15 <= total <= 120, f"{lesson.name}: {total} minutes of notes"
+
+
+# --- the public lecture plan -------------------------------------------------------------------
+
+PLAN = NOTEBOOKS / "lecture_plan.md"
+
+
+def test_lecture_plan_covers_every_lesson_and_links_exist():
+    text = PLAN.read_text(encoding="utf-8")
+    for lesson in LESSONS:
+        assert f"]({lesson.name})" in text, f"lecture plan does not link {lesson.name}"
+    for target in re.findall(r"\]\(([^)#]+)\)", text):
+        assert (NOTEBOOKS / target).exists(), f"lecture plan links a missing file {target}"
+
+
+def test_lecture_plan_names_real_checkers_and_every_checker():
+    import helpers.exercises
+
+    public = {name for name in dir(helpers.exercises) if name.startswith("check_")}
+    named = set(re.findall(r"`(check_\w+)`", PLAN.read_text(encoding="utf-8")))
+    assert named <= public, f"lecture plan names unknown checkers {sorted(named - public)}"
+    assert public <= named, f"checkers missing from the lecture plan {sorted(public - named)}"
+
+
+def test_lecture_plan_asks_the_notes_questions_without_their_answers():
+    text = PLAN.read_text(encoding="utf-8")
+    assert "Expected answers" not in text and "Usual misconception" not in text
+    asked = re.findall(r"^- (\d\d) \*(.+?)\*: (.+)$", text, flags=re.MULTILINE)
+    questions = [q for _, _, q in asked if q.endswith("?")]
+    assert len(questions) >= 60, "lecture plan should list the room questions of its sections"
+    for number, heading, question in asked:
+        notes = NOTES / f"{number}_notes.md"
+        blocks = note_blocks(notes)
+        if heading in blocks and question.endswith("?"):
+            assert f"**Ask the room:** {question}" in blocks[heading], (
+                f"lecture plan question for {number} {heading!r} differs from the notes"
+            )
+    for lesson in LESSONS:
+        for heading, block in note_blocks(notes_for(lesson)).items():
+            assert answers(block) not in text, (
+                f"lecture plan shows the expected answers of {lesson.name}, section {heading!r}"
+            )
