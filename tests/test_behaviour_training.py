@@ -9,7 +9,6 @@ import copy
 
 import pytest
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from helpers import seed_everything
@@ -39,7 +38,7 @@ def unpadded_batches(count: int) -> list[tuple[torch.Tensor, torch.Tensor]]:
 
 def hand_loss(model: nn.Module, src: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
     logits = model(src, tgt[:, :-1])  # no PAD: no masks
-    return F.cross_entropy(logits.flatten(0, 1), tgt[:, 1:].flatten())
+    return nn.functional.cross_entropy(logits.flatten(0, 1), tgt[:, 1:].flatten())
 
 
 def flat_parameters(model: nn.Module) -> torch.Tensor:
