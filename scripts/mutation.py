@@ -94,6 +94,25 @@ def _without_messages(function: ast.FunctionDef) -> str:
     return ast.dump(_HideMessages().visit(function))
 
 
+def _message_values(function: ast.FunctionDef) -> Counter:
+    """The expressions formatted into exception messages (``{tuple(x.shape)}``...). An edit
+    that turns one into ``{tuple(None)}`` raises a different exception: not message-only."""
+    values = Counter()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            for part in ast.walk(node.exc):
+                if isinstance(part, ast.FormattedValue):
+                    values[ast.dump(part.value)] += 1
+    return values
+
+
+def message_only(original: ast.FunctionDef, mutated: ast.FunctionDef) -> bool:
+    """True if ``mutated`` differs from ``original`` only in the text of error messages."""
+    if _without_messages(original) != _without_messages(mutated):
+        return False
+    return not (_message_values(mutated) - _message_values(original))
+
+
 def _generated_functions(path: Path) -> tuple[list[str], dict[str, ast.FunctionDef]]:
     """The lines of ``mutants/<path>`` and its functions (methods included) by generated name."""
     source = (Path("mutants") / path).read_text()
@@ -108,7 +127,7 @@ def _diff(lines: list[str], original: ast.FunctionDef, mutated: ast.FunctionDef)
     """A unified diff of two functions of the generated file ``lines``, the edit only."""
     before = lines[original.lineno - 1 : original.end_lineno]
     after = lines[mutated.lineno - 1 : mutated.end_lineno]
-    after[0] = before[0]  # the generated names differ
+    after[0] = after[0].replace(mutated.name, original.name, 1)  # the generated names differ
     return "\n".join(list(difflib.unified_diff(before, after, lineterm="", n=1))[2:])
 
 
@@ -125,14 +144,11 @@ def collect() -> list[Mutant]:
         if not data.exit_code_by_key:
             continue
         lines, functions = _generated_functions(path)
-        hidden = {}  # each original function's dump, computed once
         for name, exit_code in data.exit_code_by_key.items():
             generated = name.rpartition(".")[2]  # x_f__mutmut_3 or xǁClassǁf__mutmut_3
             original_name = generated.rpartition("__mutmut_")[0] + "__mutmut_orig"
             original, mutated = functions[original_name], functions[generated]
-            if original_name not in hidden:
-                hidden[original_name] = _without_messages(original)
-            only_message = hidden[original_name] == _without_messages(mutated)
+            only_message = message_only(original, mutated)
             status = status_by_exit_code[exit_code]
             diff = _diff(lines, original, mutated)
             mutants.append(Mutant(name, str(path), status, only_message, diff))

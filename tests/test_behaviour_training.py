@@ -158,3 +158,25 @@ def test_shuffling_leaves_the_global_generator_alone():
     torch.manual_seed(3)
     shuffled_rows(seed=0)
     torch.testing.assert_close(torch.rand(3), expected)
+
+
+def test_the_default_seed_is_zero():
+    src = torch.arange(20)[:, None]
+    default = [s for s, _ in iterate_minibatches(src, src, 6, shuffle=True)]
+    torch.testing.assert_close(default, [s for s, _ in iterate_minibatches(src, src, 6, True, 0)])
+
+
+@pytest.mark.parametrize(
+    ("src", "tgt", "seed", "error"),
+    [
+        (torch.zeros(4, 3, dtype=torch.long), torch.zeros(4, dtype=torch.long), 0, ValueError),
+        (torch.zeros(4, dtype=torch.long), torch.zeros(4, 3, dtype=torch.long), 0, ValueError),
+        (torch.zeros(4, 3, dtype=torch.long), torch.zeros(4, 3), 0, TypeError),
+        (torch.zeros(4, 3), torch.zeros(4, 3, dtype=torch.long), 0, TypeError),
+        (torch.zeros(4, 3, dtype=torch.long), torch.zeros(4, 3, dtype=torch.long), -1, ValueError),
+    ],
+    ids=["tgt-1d", "src-1d", "tgt-float", "src-float", "negative-seed"],
+)
+def test_minibatches_reject_what_they_cannot_batch(src, tgt, seed, error):
+    with pytest.raises(error):
+        iterate_minibatches(src, tgt, 2, True, seed)
