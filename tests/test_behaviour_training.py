@@ -180,3 +180,9 @@ def test_the_default_seed_is_zero():
 def test_minibatches_reject_what_they_cannot_batch(src, tgt, seed, error):
     with pytest.raises(error):
         iterate_minibatches(src, tgt, 2, True, seed)
+
+
+def test_minibatches_name_both_row_counts():
+    src, tgt = torch.zeros(4, 3, dtype=torch.long), torch.zeros(3, 5, dtype=torch.long)
+    with pytest.raises(ValueError, match="got 4 and 3"):
+        iterate_minibatches(src, tgt, 2)
