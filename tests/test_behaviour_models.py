@@ -174,3 +174,16 @@ def test_decoder_layer_returns_cross_attention_weights_only_when_asked(norm_firs
     assert (cross_w[..., 3] == 0).all()
     assert none_self is None and none_cross is None
     torch.testing.assert_close(out_fast, out, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("tokens", "error", "message"),
+    [
+        (torch.zeros(2, 3, 4, dtype=torch.long), ValueError, "tokens must have 2 dimensions"),
+        (torch.zeros(3, dtype=torch.long), ValueError, "tokens must have 2 dimensions"),
+        (torch.zeros(2, 3), TypeError, "tokens must be an integer"),
+    ],
+)
+def test_decoder_only_names_tokens_it_cannot_read(tokens, error, message):
+    with pytest.raises(error, match=message):
+        decoder_only("none")(tokens)
