@@ -461,7 +461,7 @@ class DecoderOnlyTransformer(nn.Module):
         mask: torch.Tensor | None = None,
         return_attention: bool = False,
     ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
-        check_tensor("tokens", tokens, ndim=2, integer=True)
+        check_tensor("tokens", tokens, ndim=2)  # the dtype: checked by the embedding
         batch, seq_len = tokens.shape
         _check_mask("mask", mask, (batch, 1, seq_len, seq_len))
         self_mask = causal_mask(seq_len, device=tokens.device)  # (L, L)
