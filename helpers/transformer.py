@@ -323,8 +323,7 @@ class Transformer(nn.Module):
         positional = _check_model_args(
             d_model, num_heads, num_layers, d_ff, dropout, max_len, positional
         )
-        if not isinstance(norm_first, bool):
-            raise TypeError(f"norm_first must be a bool, got {norm_first!r}")
+        # norm_first: checked by every layer (_check_layer_args), with the same message
         relative_max_distance = check_int("relative_max_distance", relative_max_distance, 1)
         self.d_model, self.num_heads, self.num_layers = d_model, num_heads, num_layers
         self.positional, self.norm_first = positional, norm_first
@@ -435,13 +434,11 @@ class DecoderOnlyTransformer(nn.Module):
         norm_first: bool = False,
         relative_max_distance: int = 16,
     ) -> None:
-        super().__init__()
-        check_int("vocab_size", vocab_size, minimum=1)
+        super().__init__()  # vocab_size: checked by TokenAndPositionEmbedding
         positional = _check_model_args(
             d_model, num_heads, num_layers, d_ff, dropout, max_len, positional
         )
-        if not isinstance(norm_first, bool):
-            raise TypeError(f"norm_first must be a bool, got {norm_first!r}")
+        # norm_first: checked by every layer (_check_layer_args), with the same message
         relative_max_distance = check_int("relative_max_distance", relative_max_distance, 1)
         self.d_model, self.num_heads, self.num_layers = d_model, num_heads, num_layers
         self.positional, self.norm_first = positional, norm_first
@@ -464,7 +461,7 @@ class DecoderOnlyTransformer(nn.Module):
         mask: torch.Tensor | None = None,
         return_attention: bool = False,
     ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
-        check_tensor("tokens", tokens, ndim=2, integer=True)
+        check_tensor("tokens", tokens, ndim=2)  # the dtype: checked by the embedding
         batch, seq_len = tokens.shape
         _check_mask("mask", mask, (batch, 1, seq_len, seq_len))
         self_mask = causal_mask(seq_len, device=tokens.device)  # (L, L)
