@@ -79,12 +79,9 @@ def _package_dir(module: str, hint: str) -> Path:
 
 
 def _mathjax_ignore(folder: str, names: list[str]) -> set[str]:
-    """Leave out what the course's pages never load: other languages and the SVG output."""
-    path = Path(folder)
-    if path.name == "localization":
+    """Leave out what the course's pages never load: MathJax's other languages."""
+    if Path(folder).name == "localization":
         return {n for n in names if n != "en"}
-    if path.name == "output" and path.parent.name == "jax":
-        return {"SVG"}
     return set()
 
 
@@ -102,23 +99,42 @@ def _reveal_files(source: Path) -> list[Path]:
     return files
 
 
-def vendor_assets(out_dir: Path, reveal: bool = False) -> Path:
-    """Copy MathJax (and reveal.js) into ``out_dir/_static``; return that folder.
+def _copy_checked(files: list[tuple[Path, Path]]) -> None:
+    """Copy each ``(source, dest)`` pair unless ``dest`` already has the source's size.
 
-    Copies only once per build folder: an existing ``_static/mathjax`` is kept.
+    A file left empty or half-written by an interrupted build differs in size and is copied again.
+    """
+    for source, dest in files:
+        if dest.is_file() and dest.stat().st_size == source.stat().st_size:
+            continue
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, dest)
+
+
+def _tree_files(source: Path, ignore) -> list[Path]:
+    files = []
+    for folder, dirs, names in os.walk(source):
+        skipped = ignore(folder, names + dirs)
+        dirs[:] = sorted(d for d in dirs if d not in skipped)
+        files += [Path(folder, n) for n in sorted(names) if n not in skipped]
+    return files
+
+
+def vendor_assets(out_dir: Path, reveal: bool = False) -> Path:
+    """Copy MathJax 2 (SVG and HTML-CSS outputs, English only) and, with ``reveal``, reveal.js
+    into ``out_dir/_static``; return that folder.
+
+    Every file is checked against its source and copied again when missing or of another size,
+    so a folder left incomplete by an interrupted build is repaired by the next one.
     """
     static = Path(out_dir) / STATIC
-    mathjax_dest = static / "mathjax"
-    if not (mathjax_dest / "MathJax.js").exists():
-        source = _package_dir("jupyter_server_mathjax", "jupyter-server-mathjax") / "static"
-        shutil.copytree(source, mathjax_dest, ignore=_mathjax_ignore, dirs_exist_ok=True)
+    source = _package_dir("jupyter_server_mathjax", "jupyter-server-mathjax") / "static"
+    files = _tree_files(source, _mathjax_ignore)
+    pairs = [(p, static / "mathjax" / p.relative_to(source)) for p in files]
     if reveal:
         source = _package_dir("sphinx_revealjs", "sphinx-revealjs") / "_static" / "revealjs"
-        for path in _reveal_files(source):
-            dest = static / "reveal.js" / path.relative_to(source)
-            if not dest.exists():
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(path, dest)
+        pairs += [(p, static / "reveal.js" / p.relative_to(source)) for p in _reveal_files(source)]
+    _copy_checked(pairs)
     return static
 
 
