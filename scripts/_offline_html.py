@@ -1,4 +1,9 @@
-"""What the slide and site builds share: offline assets, templates and one export function.
+"""Offline HTML helpers: vendored assets (slides and site) and nbconvert pages (slides).
+
+The static site is built by Sphinx (``docs/conf.py``, ``scripts/build_site.py``), which uses
+:func:`vendor_assets` and :func:`external_assets` from here. The slide build
+(``scripts/build_slides.py``) uses the rest: nbconvert's reveal.js exporter, and a plain page
+(``kind="site"``) for the glossary and references beside the decks.
 
 Offline means offline: nbconvert's stock templates load MathJax, require.js, jQuery, mermaid,
 the widget manager and reveal.js from public CDNs. The templates below drop every one of those
@@ -14,7 +19,6 @@ Every page is one self-contained HTML file (figures are embedded as data URIs) p
 
 from __future__ import annotations
 
-import html
 import importlib.util
 import os
 import re
@@ -31,7 +35,9 @@ STATIC = "_static"
 EXTRA_PAGES = ("glossary", "references")  # notebooks/<name>.md -> <name>.html
 
 __all__ = [
+    "EXTRA_PAGES",
     "ROOT",
+    "markdown_notebook",
     "course_notebooks",
     "notebook_title",
     "page_name",
@@ -171,11 +177,8 @@ _WIDGET_FALLBACK = """
 {%- endblock data_widget_view -%}
 """
 
-_NAV_CSS = """
+_PAGE_CSS = """
 <style type="text/css">
-nav.course-nav { font-family: var(--jp-ui-font-family, sans-serif); font-size: 14px;
-  padding: 8px 16px; border-bottom: 1px solid #ccc; background: #f7f7f7; }
-nav.course-nav a { margin-right: 1.2em; }
 main.course-page { max-width: 1100px; margin: 0 auto; padding: 0 16px; }
 </style>
 """
@@ -188,14 +191,12 @@ _SITE_TEMPLATE = (
     "{% block html_head_js_mermaidjs %}{% endblock html_head_js_mermaidjs %}\n"
     "{% block html_head_js_mathjax %}{{ local_mathjax(resources.course.static) }}"
     "{% endblock html_head_js_mathjax %}\n"
-    "{% block html_head_css %}" + _NAV_CSS + "{% endblock html_head_css %}\n"
+    "{% block html_head_css %}" + _PAGE_CSS + "{% endblock html_head_css %}\n"
     "{%- block body_header -%}\n"
     '<body class="jp-Notebook" data-jp-theme-light="true" data-jp-theme-name="JupyterLab Light">\n'
-    "{{ resources.course.nav }}\n"
     '<main class="course-page">\n'
     "{%- endblock body_header -%}\n"
-    "{% block body_footer %}</main>\n{{ resources.course.nav }}\n</body>{% endblock body_footer %}\n"
-    + _WIDGET_FALLBACK
+    "{% block body_footer %}</main>\n</body>{% endblock body_footer %}\n" + _WIDGET_FALLBACK
 )
 
 _SLIDES_TEMPLATE = (
@@ -255,11 +256,12 @@ def _exporter(kind: str):
 _EXPORTERS: dict[str, object] = {}
 
 
-def export_page(notebook, out_path: Path, static_dir: Path, kind: str, nav: str = "") -> Path:
+def export_page(notebook, out_path: Path, static_dir: Path, kind: str) -> Path:
     """Write ``notebook`` (a NotebookNode) as one HTML page at ``out_path``.
 
     ``static_dir`` is the build's ``_static`` folder (linked relatively, so the build folder can
-    move); ``kind`` is ``"site"`` (a JupyterLab-styled page) or ``"slides"`` (reveal.js).
+    move); ``kind`` is ``"site"`` (a plain JupyterLab-styled page, used for the glossary beside
+    the slides) or ``"slides"`` (reveal.js).
     """
     if kind not in _EXPORTERS:
         _EXPORTERS[kind] = _exporter(kind)
@@ -269,7 +271,7 @@ def export_page(notebook, out_path: Path, static_dir: Path, kind: str, nav: str 
     static = Path(os.path.relpath(static_dir, out_path.parent)).as_posix()
     resources = {
         "metadata": {"name": out_path.stem.removesuffix(".slides"), "path": str(out_path.parent)},
-        "course": {"static": static, "nav": nav},
+        "course": {"static": static},
     }
     if kind == "slides":  # the exporter copies its traits into resources["reveal"]
         exporter.reveal_url_prefix = f"{static}/reveal.js"
@@ -318,11 +320,3 @@ def markdown_notebook(path: Path):
     notebook.cells.append(nbformat.v4.new_markdown_cell(path.read_text(encoding="utf-8")))
     notebook.metadata["title"] = notebook_title(notebook) or path.stem
     return notebook
-
-
-def nav_bar(links: list[tuple[str, str]]) -> str:
-    """A small navigation bar: ``links`` are ``(label, href)`` pairs, hrefs already relative."""
-    anchors = "".join(
-        f'<a href="{html.escape(href)}">{html.escape(label)}</a>' for label, href in links
-    )
-    return f'<nav class="course-nav">{anchors}</nav>'

@@ -205,6 +205,36 @@ def test_probe_links_anchors_and_lecture_plan(probe):
     assert "Lecture material" in index and 'href="lecture_plan.html"' in index
 
 
+def test_the_offline_check_catches_a_cdn():
+    stock = '<script src="https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.7/latest.js"></script>'
+    assert _offline_html.external_assets(stock) == [
+        "https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.7/latest.js"
+    ]
+    assert _offline_html.external_assets('<link rel="stylesheet" href="//unpkg.com/x.css">')
+    assert _offline_html.external_assets("import mermaid from 'https://cdn.x/mermaid.mjs';")
+    assert _offline_html.external_assets('<a href="https://arxiv.org">paper</a>') == []
+
+
+def test_export_page_refuses_an_unknown_kind(tmp_path):
+    with pytest.raises(ValueError, match="kind"):
+        _offline_html.export_page(nbformat.v4.new_notebook(), tmp_path / "x.html", tmp_path, "pdf")
+
+
+def test_check_env_knows_the_site_stack(monkeypatch):
+    from helpers import check_env
+
+    pins = check_env.read_pins()
+    site_stack = ["sphinx", "myst-nb", "sphinx-book-theme", "pydata-sphinx-theme"]
+    for name in [*site_stack, "sphinx-copybutton", "playwright"]:
+        assert re.fullmatch(r"\d+(\.\d+)+", pins.get(name, "")), f"{name} is not pinned"
+    names = [c.name for c in check_env.run_checks()]
+    assert {"sphinx", "myst-nb", "playwright", "chromium (optional)"} <= set(names)
+    assert check_env.SUPPORTED_PYTHON[0] == (3, 11), "Sphinx 9.0.4 needs Python 3.11"
+    monkeypatch.setattr(check_env.shutil, "which", lambda name: None)
+    (browser,) = [c for c in check_env.run_checks({}) if c.name == "chromium (optional)"]
+    assert not browser.ok and not browser.required and "apt-get install chromium" in browser.fix
+
+
 def test_interrupted_copies_are_repaired(tmp_path):
     static = _offline_html.vendor_assets(tmp_path)
     mathjax = static / "mathjax" / "MathJax.js"
