@@ -12,10 +12,10 @@ on it. What this file decides:
   here, and the build script does not stage them either).
 - **Offline.** No page loads anything from the network: MathJax 2.7 comes from the pinned
   ``jupyter-server-mathjax`` package (SVG output, so no web fonts), MyST-NB's widget scripts are
-  off (widget cells show their text placeholder), search summaries are off (Sphinx fetches them
+  off (widget cells show a placeholder saying to run the notebook in Jupyter), search summaries are off (Sphinx fetches them
   with ``fetch()``, which browsers refuse on ``file://``), no launch buttons.
-- **Sanitised.** Notebook outputs are rendered without ``text/html``, ``application/javascript``
-  or widget views (their ``text/plain`` or image fallback is shown), and raw HTML written in
+- **Sanitised.** Notebook outputs are rendered without ``text/html`` or
+  ``application/javascript`` (their ``text/plain`` or image fallback is shown), and raw HTML in
   markdown goes through an allow-list (:func:`sanitise_raw_html`): no script, event handler or
   ``javascript:`` link from a notebook reaches a page.
 - **Links.** arXiv identifiers and DOIs in the references and glossary become links; every
@@ -32,6 +32,7 @@ from html import escape as html_escape
 from pathlib import Path
 
 from docutils import nodes
+from myst_nb.core.render import NbElementRenderer
 
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
@@ -58,9 +59,17 @@ nb_ipywidgets_js = {}  # no widget manager from a CDN
 nb_mime_priority_overrides = [
     ("html", "text/html", None),
     ("html", "application/javascript", None),
-    ("html", "application/vnd.jupyter.widget-view+json", None),
-    ("html", "text/markdown", 5),  # before text/plain, after images as usual
 ]
+WIDGET_PLACEHOLDER = "[interactive widget: run this notebook in Jupyter to use it]"
+
+
+def _widget_placeholder(self, data) -> list[nodes.Element]:
+    """A widget view (a slider, a progress bar) cannot work on a static page: say so."""
+    return [nodes.paragraph("", WIDGET_PLACEHOLDER, classes=["widget-placeholder"])]
+
+
+# MyST-NB writes a <script> for the widget manager here; the course site shows the placeholder.
+NbElementRenderer.render_widget_view = _widget_placeholder
 nb_merge_streams = True
 myst_enable_extensions = ["dollarmath", "amsmath"]
 myst_heading_anchors = 3  # [text](03_x.ipynb#a-section) links resolve
@@ -303,7 +312,7 @@ def _install_command() -> str:
 
 
 def add_run_note(app, pagename: str, templatename: str, context: dict, doctree) -> None:
-    """Put a short "Run this lesson" note at the top of every lesson and solution page."""
+    """Put a short "Run this lesson" note under the title of every lesson and solution page."""
     if not _LESSON.match(pagename) or "body" not in context:
         return
     from html import escape
@@ -317,7 +326,8 @@ def add_run_note(app, pagename: str, templatename: str, context: dict, doctree) 
         "</code> package. Clone the course, then from its folder:</p>"
         f"<pre>{escape(_install_command())}\njupyter lab {escape(notebook)}</pre></div>"
     )
-    context["body"] = note + context["body"]
+    body = context["body"]  # after the page's title, else at the top
+    context["body"] = body.replace("</h1>", "</h1>" + note, 1) if "</h1>" in body else note + body
 
 
 # ---------------------------------------------------------------- optional lecture plan

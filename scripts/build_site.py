@@ -34,6 +34,7 @@ from _offline_html import ROOT, external_assets  # noqa: E402
 DOCS = ROOT / "docs"
 DEFAULT_OUT = ROOT / "_build" / "site"
 PAGES = ("glossary.md", "references.md", "lecture_plan.md")  # optional markdown pages
+MARKER = ".course-site"  # marks a folder this script built, so that it may replace it
 
 __all__ = ["build_site", "stage_sources", "unsafe_html", "main"]
 
@@ -96,6 +97,11 @@ def _check(site: Path) -> int:
 def build_site(out_dir: Path = DEFAULT_OUT, root: Path = ROOT, jobs: str = "auto") -> Path:
     """Build the site of the course at ``root`` into ``out_dir`` (replaced at the end)."""
     out_dir = Path(out_dir).resolve()
+    if out_dir.exists() and any(out_dir.iterdir()) and not (out_dir / MARKER).is_file():
+        raise FileExistsError(
+            f"--out {out_dir} is not empty and was not built by this script ({MARKER} missing): "
+            "refusing to replace it; choose another folder or delete it yourself"
+        )
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f".{out_dir.name}-", dir=out_dir.parent) as tmp:
         work = Path(tmp)
@@ -109,6 +115,7 @@ def build_site(out_dir: Path = DEFAULT_OUT, root: Path = ROOT, jobs: str = "auto
         if result.returncode != 0:
             raise RuntimeError(f"sphinx-build failed (exit {result.returncode})")
         _check(fresh)
+        (fresh / MARKER).write_text("built by scripts/build_site.py; replaced by each build\n")
         if out_dir.exists():
             out_dir.rename(work / "previous")
         fresh.rename(out_dir)
@@ -121,7 +128,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", default="auto", help="sphinx-build -j (default: auto)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    site = build_site(args.out, jobs=args.jobs)
+    try:
+        site = build_site(args.out, jobs=args.jobs)
+    except (FileExistsError, FileNotFoundError, RuntimeError) as error:
+        print(f"build_site: {error}", file=sys.stderr)
+        return 1
     pages = len(list(site.rglob("*.html")))
     print(f"{pages} pages in {time.perf_counter() - start:.1f} s: {site / 'index.html'}")
     return 0

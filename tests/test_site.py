@@ -144,6 +144,7 @@ def probe(tmp_path_factory) -> Path:
     out = tmp / "site"
     out.mkdir()
     (out / "stale_page.html").write_text("from an earlier build")
+    (out / build_site.MARKER).write_text("")
     return build_site.build_site(out, root=tmp / "course")
 
 
@@ -166,14 +167,22 @@ def test_probe_build_replaces_the_output_and_keeps_speaker_notes_out(probe):
     assert not list(probe.parent.glob(".site-*")), "the build left its temporary folder"
 
 
+def test_build_refuses_to_replace_a_folder_it_did_not_build(tmp_path):
+    (tmp_path / "notes.txt").write_text("precious")
+    with pytest.raises(FileExistsError, match="not built by this script"):
+        build_site.build_site(tmp_path)
+    assert (tmp_path / "notes.txt").read_text() == "precious"
+
+
 def test_probe_scripts_and_handlers_never_reach_a_page(probe):
     for name in ("00_probe.html", "solutions/00_probe.html"):
         article = _article(probe / name)
         assert build_site.unsafe_html(article) == []
         assert "<script" not in article and "onerror" not in article
         assert not re.search(r"(href|src)=.?javascript:", article) and "HTML-ONLY" not in article
-        for fallback in ("HTML-FALLBACK", "JS-FALLBACK", "WIDGET-PLACEHOLDER"):
-            assert fallback in article, f"{fallback}: the text/plain fallback is shown"
+        for fallback in ("HTML-FALLBACK", "JS-FALLBACK", "From markdown"):
+            assert fallback in article, f"{fallback}: the safe fallback is shown"
+        assert site_conf.WIDGET_PLACEHOLDER in article and "WIDGET-PLACEHOLDER" not in article
         assert "<b>bold</b>" in article, "harmless inline HTML is kept"
 
 
