@@ -17,6 +17,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -165,6 +166,22 @@ def test_probe_build_replaces_the_output_and_keeps_speaker_notes_out(probe):
         if path.is_file() and path.suffix in (".html", ".js", ".md", ".ipynb", ".txt"):
             assert SECRET not in path.read_text("utf-8", errors="replace"), path
     assert not list(probe.parent.glob(".site-*")), "the build left its temporary folder"
+
+
+def test_sphinx_config_itself_excludes_the_speaker_notes(tmp_path):
+    """Even a hand-run ``sphinx-build -c docs`` on a folder holding lectures/ leaves them out."""
+    source = tmp_path / "src"
+    (source / "lectures").mkdir(parents=True)
+    (source / "lectures" / "00_notes.md").write_text(f"# Notes\n\n{SECRET}\n")
+    (source / "index.md").write_text("# Probe\n\n```{toctree}\n:glob:\n\nlectures/*\n```\n")
+    command = [sys.executable, "-m", "sphinx", "-q", "-b", "html", "-c", str(ROOT / "docs")]
+    result = subprocess.run(
+        [*command, str(source), str(tmp_path / "out")], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    built = [p for p in (tmp_path / "out").rglob("*") if p.is_file()]
+    assert built and not [p for p in built if "lectures" in p.relative_to(tmp_path).parts]
+    assert not [p for p in built if SECRET in p.read_text("utf-8", errors="replace")]
 
 
 def test_build_refuses_to_replace_a_folder_it_did_not_build(tmp_path):
