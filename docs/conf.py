@@ -18,10 +18,11 @@ on it. What this file decides:
   ``application/javascript`` (their ``text/plain`` or image fallback is shown), and raw HTML in
   markdown goes through an allow-list (:func:`sanitise_raw_html`): no script, event handler or
   ``javascript:`` link from a notebook reaches a page.
-- **Links.** arXiv identifiers and DOIs in the references and glossary become links; every
-  glossary term gets an anchor: ``glossary.html#term-causal-mask`` for the term **Causal mask
-  (look-ahead mask).**, ``glossary.html#symbol-omega-k`` for the symbol row ``$\\omega_k$``.
-- Every lesson page starts with a short "Run this lesson" note (:func:`add_run_note`).
+- **Links.** arXiv identifiers, DOIs and GitHub threads ("owner/repo, issue #N") in the
+  references and glossary become links; every glossary term gets an anchor:
+  ``glossary.html#term-causal-mask`` for the term **Causal mask (look-ahead mask).**, and
+  ``glossary.html#symbol-omega-k`` for the symbol row ``$\\omega_k$``.
+- Every lesson page has a short "Run this lesson" note under its title (:func:`add_run_note`).
 """
 
 from __future__ import annotations
@@ -241,6 +242,7 @@ def sanitise_raw_html(app, doctree, docname: str) -> None:
 # ---------------------------------------------------------------- references and glossary
 
 _ARXIV = re.compile(r"arXiv:(\d{4}\.\d{4,5})(v\d+)?")
+_GITHUB = re.compile(r"\b([\w.-]+/[\w.-]+), (?:issues?|pull requests?) #\d+(?: and #\d+)*")
 _DOI = re.compile(r"(?:doi:\s*|https?://doi\.org/)(10\.\d{4,9}/[^\s;,)]+[^\s;,.)])", re.I)
 
 
@@ -250,24 +252,35 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
+def _identifier_links(source: str) -> list[tuple[int, int, str]]:
+    """``(start, end, url)`` for each arXiv id, DOI and GitHub thread mentioned in ``source``."""
+    spans = [
+        (m.start(), m.end(), f"https://arxiv.org/abs/{m.group(1)}") for m in _ARXIV.finditer(source)
+    ]
+    spans += [(m.start(), m.end(), f"https://doi.org/{m.group(1)}") for m in _DOI.finditer(source)]
+    for match in _GITHUB.finditer(source):
+        numbers = list(re.finditer(r"#(\d+)", match.group(0)))
+        for number in numbers:  # one thread: the whole mention is the link; several: each #N
+            start, end = (0, len(match.group(0))) if len(numbers) == 1 else number.span()
+            url = f"https://github.com/{match.group(1)}/issues/{number.group(1)}"
+            spans.append((match.start() + start, match.start() + end, url))
+    return sorted(spans)
+
+
 def _link_identifiers(doctree) -> None:
     for text in list(doctree.findall(nodes.Text)):
         parent = text.parent
         if isinstance(parent, nodes.reference | nodes.literal | nodes.math | nodes.raw):
             continue
         source = str(text)
-        matches = sorted(
-            [(m, f"https://arxiv.org/abs/{m.group(1)}") for m in _ARXIV.finditer(source)]
-            + [(m, f"https://doi.org/{m.group(1)}") for m in _DOI.finditer(source)],
-            key=lambda pair: pair[0].start(),
-        )
-        if not matches:
+        spans = _identifier_links(source)
+        if not spans:
             continue
         pieces, position = [], 0
-        for match, url in matches:
-            pieces.append(nodes.Text(source[position : match.start()]))
-            pieces.append(nodes.reference(match.group(0), match.group(0), refuri=url))
-            position = match.end()
+        for start, end, url in spans:
+            pieces.append(nodes.Text(source[position:start]))
+            pieces.append(nodes.reference(source[start:end], source[start:end], refuri=url))
+            position = end
         pieces.append(nodes.Text(source[position:]))
         parent.replace(text, pieces)
 

@@ -133,6 +133,7 @@ def _probe_course(root: Path) -> None:
     )
     (notebooks / "references.md").write_text(
         "# References\n\n- Vaswani et al. (2017). arXiv:1706.03762\n- A DOI: doi:10.1000/xyz123.\n"
+        "- Code: pytorch/pytorch, issues #24816 and #41508; zju3dv/LoFTR, issue #41\n"
     )
     (notebooks / "lecture_plan.md").write_text("# Lecture plan\n\nWeek 1: the probe.\n")
 
@@ -225,6 +226,12 @@ def test_probe_links_anchors_and_lecture_plan(probe):
     references = (probe / "references.html").read_text("utf-8")
     assert 'href="https://arxiv.org/abs/1706.03762"' in references
     assert 'href="https://doi.org/10.1000/xyz123"' in references
+    for thread in (
+        "pytorch/pytorch/issues/24816",
+        "pytorch/pytorch/issues/41508",
+        "LoFTR/issues/41",
+    ):
+        assert f'href="https://github.com/{thread}"' in references, thread
     glossary = (probe / "glossary.html").read_text("utf-8")
     assert 'id="term-causal-mask"' in glossary and 'id="symbol-omega-k"' in glossary
     index = (probe / "index.html").read_text("utf-8")
