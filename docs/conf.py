@@ -11,9 +11,10 @@ on it. What this file decides:
   (``notebooks/lectures/``) hold answers and are never part of the site (``exclude_patterns``
   here, and the build script does not stage them either).
 - **Offline.** No page loads anything from the network: MathJax 2.7 comes from the pinned
-  ``jupyter-server-mathjax`` package (SVG output, so no web fonts), MyST-NB's widget scripts are
-  off (widget cells show a placeholder saying to run the notebook in Jupyter), search summaries are off (Sphinx fetches them
-  with ``fetch()``, which browsers refuse on ``file://``), no launch buttons.
+  ``jupyter-server-mathjax`` package (HTML-CSS output, its STIX-Web fonts copied too), MyST-NB's
+  widget scripts are off (widget cells show a placeholder saying to run the notebook in
+  Jupyter), search summaries are off (Sphinx fetches them with ``fetch()``, which browsers refuse
+  on ``file://``), and there are no launch buttons.
 - **Sanitised.** Notebook outputs are rendered without ``text/html`` or
   ``application/javascript`` (their ``text/plain`` or image fallback is shown), and raw HTML in
   markdown goes through an allow-list (:func:`sanitise_raw_html`): no script, event handler or

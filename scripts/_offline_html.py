@@ -85,9 +85,13 @@ def _package_dir(module: str, hint: str) -> Path:
 
 
 def _mathjax_ignore(folder: str, names: list[str]) -> set[str]:
-    """Leave out what the course's pages never load: MathJax's other languages."""
-    if Path(folder).name == "localization":
+    """Leave out what the course's pages never load: other languages and the SVG output's fonts
+    (the package ships them without the SVG output itself; pages use HTML-CSS)."""
+    path = Path(folder)
+    if path.name == "localization":
         return {n for n in names if n != "en"}
+    if path.name == "output" and path.parent.name == "jax":
+        return {"SVG"}
     return set()
 
 
@@ -127,7 +131,7 @@ def _tree_files(source: Path, ignore) -> list[Path]:
 
 
 def vendor_assets(out_dir: Path, reveal: bool = False) -> Path:
-    """Copy MathJax 2 (SVG and HTML-CSS outputs, English only) and, with ``reveal``, reveal.js
+    """Copy MathJax 2 (HTML-CSS output, English only) and, with ``reveal``, reveal.js
     into ``out_dir/_static``; return that folder.
 
     Every file is checked against its source and copied again when missing or of another size,
