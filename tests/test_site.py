@@ -229,7 +229,7 @@ def test_probe_links_anchors_and_lecture_plan(probe):
     for thread in (
         "pytorch/pytorch/issues/24816",
         "pytorch/pytorch/issues/41508",
-        "LoFTR/issues/41",
+        "zju3dv/LoFTR/issues/41",
     ):
         assert f'href="https://github.com/{thread}"' in references, thread
     glossary = (probe / "glossary.html").read_text("utf-8")
