@@ -1,13 +1,16 @@
 """Check that this machine can run the course: ``python -m helpers.check_env``.
 
-Prints one OK/FAIL line for Python, for every package pinned in ``requirements.txt`` and for the
-optional GPU, with the fix for each failure. Exits 1 if a required check fails.
+Prints one OK/FAIL line for Python, for every package pinned in ``requirements.txt`` (the course's
+packages, the static site's Sphinx stack and Playwright), then notes on the optional Chromium that
+the browser tests of the site and slides drive, and on the optional GPU, with the fix for each
+failure. Exits 1 if a required check fails.
 """
 
 from __future__ import annotations
 
 import platform
 import re
+import shutil
 import sys
 from dataclasses import dataclass
 from importlib import metadata
@@ -16,7 +19,7 @@ from pathlib import Path
 
 __all__ = ["Check", "SUPPORTED_PYTHON", "read_pins", "run_checks", "main"]
 
-SUPPORTED_PYTHON = ((3, 10), (3, 13))  # inclusive range of minor versions
+SUPPORTED_PYTHON = ((3, 11), (3, 13))  # inclusive; the pinned Sphinx 9.0.4 needs 3.11+
 REQUIREMENTS = Path(__file__).resolve().parents[1] / "requirements.txt"
 _PIN = re.compile(r"^([A-Za-z0-9_.\-]+)==([^\s;#]+)")
 
@@ -71,6 +74,15 @@ def _package_check(name: str, pinned: str) -> Check:
     return Check(name, ok, f"{found} (pinned {pinned})", "" if ok else fix)
 
 
+def _browser_check() -> Check:
+    """Chromium for the browser tests of the site and slides (they skip without it)."""
+    name = "chromium (optional)"
+    if shutil.which("chromium") or shutil.which("chromium-browser"):
+        return Check(name, True, "found; the site and slide browser tests run", required=False)
+    fix = "apt-get install chromium (Debian/Ubuntu); Playwright drives it, no browser download"
+    return Check(name, False, "not found; the browser tests will skip", fix, required=False)
+
+
 def _gpu_check() -> Check:
     try:
         import torch
@@ -93,7 +105,8 @@ def run_checks(pins: dict[str, str] | None = None) -> list[Check]:
             f"pins must be a dict {{package: version}}, got {type(pins).__name__} {pins!r}"
         )
     pins = read_pins() if pins is None else pins
-    return [_python_check(), *(_package_check(n, v) for n, v in pins.items()), _gpu_check()]
+    packages = [_package_check(n, v) for n, v in pins.items()]
+    return [_python_check(), *packages, _browser_check(), _gpu_check()]
 
 
 def main() -> int:

@@ -1,4 +1,9 @@
-"""What the slide and site builds share: offline assets, templates and one export function.
+"""Offline HTML helpers: vendored assets (slides and site) and nbconvert pages (slides).
+
+The static site is built by Sphinx (``docs/conf.py``, ``scripts/build_site.py``), which uses
+:func:`vendor_assets` and :func:`external_assets` from here. The slide build
+(``scripts/build_slides.py``) uses the rest: nbconvert's reveal.js exporter, and a plain page
+(``kind="site"``) for the glossary and references beside the decks.
 
 Offline means offline: nbconvert's stock templates load MathJax, require.js, jQuery, mermaid,
 the widget manager and reveal.js from public CDNs. The templates below drop every one of those
@@ -14,7 +19,6 @@ Every page is one self-contained HTML file (figures are embedded as data URIs) p
 
 from __future__ import annotations
 
-import html
 import importlib.util
 import os
 import re
@@ -31,7 +35,9 @@ STATIC = "_static"
 EXTRA_PAGES = ("glossary", "references")  # notebooks/<name>.md -> <name>.html
 
 __all__ = [
+    "EXTRA_PAGES",
     "ROOT",
+    "markdown_notebook",
     "course_notebooks",
     "notebook_title",
     "page_name",
@@ -79,7 +85,8 @@ def _package_dir(module: str, hint: str) -> Path:
 
 
 def _mathjax_ignore(folder: str, names: list[str]) -> set[str]:
-    """Leave out what the course's pages never load: other languages and the SVG output."""
+    """Leave out what the course's pages never load: other languages and the SVG output's fonts
+    (the package ships them without the SVG output itself; pages use HTML-CSS)."""
     path = Path(folder)
     if path.name == "localization":
         return {n for n in names if n != "en"}
@@ -102,23 +109,42 @@ def _reveal_files(source: Path) -> list[Path]:
     return files
 
 
-def vendor_assets(out_dir: Path, reveal: bool = False) -> Path:
-    """Copy MathJax (and reveal.js) into ``out_dir/_static``; return that folder.
+def _copy_checked(files: list[tuple[Path, Path]]) -> None:
+    """Copy each ``(source, dest)`` pair unless ``dest`` already has the source's size.
 
-    Copies only once per build folder: an existing ``_static/mathjax`` is kept.
+    A file left empty or half-written by an interrupted build differs in size and is copied again.
+    """
+    for source, dest in files:
+        if dest.is_file() and dest.stat().st_size == source.stat().st_size:
+            continue
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, dest)
+
+
+def _tree_files(source: Path, ignore) -> list[Path]:
+    files = []
+    for folder, dirs, names in os.walk(source):
+        skipped = ignore(folder, names + dirs)
+        dirs[:] = sorted(d for d in dirs if d not in skipped)
+        files += [Path(folder, n) for n in sorted(names) if n not in skipped]
+    return files
+
+
+def vendor_assets(out_dir: Path, reveal: bool = False) -> Path:
+    """Copy MathJax 2 (HTML-CSS output, English only) and, with ``reveal``, reveal.js
+    into ``out_dir/_static``; return that folder.
+
+    Every file is checked against its source and copied again when missing or of another size,
+    so a folder left incomplete by an interrupted build is repaired by the next one.
     """
     static = Path(out_dir) / STATIC
-    mathjax_dest = static / "mathjax"
-    if not (mathjax_dest / "MathJax.js").exists():
-        source = _package_dir("jupyter_server_mathjax", "jupyter-server-mathjax") / "static"
-        shutil.copytree(source, mathjax_dest, ignore=_mathjax_ignore, dirs_exist_ok=True)
+    source = _package_dir("jupyter_server_mathjax", "jupyter-server-mathjax") / "static"
+    files = _tree_files(source, _mathjax_ignore)
+    pairs = [(p, static / "mathjax" / p.relative_to(source)) for p in files]
     if reveal:
         source = _package_dir("sphinx_revealjs", "sphinx-revealjs") / "_static" / "revealjs"
-        for path in _reveal_files(source):
-            dest = static / "reveal.js" / path.relative_to(source)
-            if not dest.exists():
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(path, dest)
+        pairs += [(p, static / "reveal.js" / p.relative_to(source)) for p in _reveal_files(source)]
+    _copy_checked(pairs)
     return static
 
 
@@ -155,11 +181,8 @@ _WIDGET_FALLBACK = """
 {%- endblock data_widget_view -%}
 """
 
-_NAV_CSS = """
+_PAGE_CSS = """
 <style type="text/css">
-nav.course-nav { font-family: var(--jp-ui-font-family, sans-serif); font-size: 14px;
-  padding: 8px 16px; border-bottom: 1px solid #ccc; background: #f7f7f7; }
-nav.course-nav a { margin-right: 1.2em; }
 main.course-page { max-width: 1100px; margin: 0 auto; padding: 0 16px; }
 </style>
 """
@@ -172,14 +195,12 @@ _SITE_TEMPLATE = (
     "{% block html_head_js_mermaidjs %}{% endblock html_head_js_mermaidjs %}\n"
     "{% block html_head_js_mathjax %}{{ local_mathjax(resources.course.static) }}"
     "{% endblock html_head_js_mathjax %}\n"
-    "{% block html_head_css %}" + _NAV_CSS + "{% endblock html_head_css %}\n"
+    "{% block html_head_css %}" + _PAGE_CSS + "{% endblock html_head_css %}\n"
     "{%- block body_header -%}\n"
     '<body class="jp-Notebook" data-jp-theme-light="true" data-jp-theme-name="JupyterLab Light">\n'
-    "{{ resources.course.nav }}\n"
     '<main class="course-page">\n'
     "{%- endblock body_header -%}\n"
-    "{% block body_footer %}</main>\n{{ resources.course.nav }}\n</body>{% endblock body_footer %}\n"
-    + _WIDGET_FALLBACK
+    "{% block body_footer %}</main>\n</body>{% endblock body_footer %}\n" + _WIDGET_FALLBACK
 )
 
 _SLIDES_TEMPLATE = (
@@ -239,11 +260,12 @@ def _exporter(kind: str):
 _EXPORTERS: dict[str, object] = {}
 
 
-def export_page(notebook, out_path: Path, static_dir: Path, kind: str, nav: str = "") -> Path:
+def export_page(notebook, out_path: Path, static_dir: Path, kind: str) -> Path:
     """Write ``notebook`` (a NotebookNode) as one HTML page at ``out_path``.
 
     ``static_dir`` is the build's ``_static`` folder (linked relatively, so the build folder can
-    move); ``kind`` is ``"site"`` (a JupyterLab-styled page) or ``"slides"`` (reveal.js).
+    move); ``kind`` is ``"site"`` (a plain JupyterLab-styled page, used for the glossary beside
+    the slides) or ``"slides"`` (reveal.js).
     """
     if kind not in _EXPORTERS:
         _EXPORTERS[kind] = _exporter(kind)
@@ -253,7 +275,7 @@ def export_page(notebook, out_path: Path, static_dir: Path, kind: str, nav: str 
     static = Path(os.path.relpath(static_dir, out_path.parent)).as_posix()
     resources = {
         "metadata": {"name": out_path.stem.removesuffix(".slides"), "path": str(out_path.parent)},
-        "course": {"static": static, "nav": nav},
+        "course": {"static": static},
     }
     if kind == "slides":  # the exporter copies its traits into resources["reveal"]
         exporter.reveal_url_prefix = f"{static}/reveal.js"
@@ -302,11 +324,3 @@ def markdown_notebook(path: Path):
     notebook.cells.append(nbformat.v4.new_markdown_cell(path.read_text(encoding="utf-8")))
     notebook.metadata["title"] = notebook_title(notebook) or path.stem
     return notebook
-
-
-def nav_bar(links: list[tuple[str, str]]) -> str:
-    """A small navigation bar: ``links`` are ``(label, href)`` pairs, hrefs already relative."""
-    anchors = "".join(
-        f'<a href="{html.escape(href)}">{html.escape(label)}</a>' for label, href in links
-    )
-    return f'<nav class="course-nav">{anchors}</nav>'

@@ -1,150 +1,140 @@
-"""Build a static HTML version of the whole course, for reading without Jupyter.
+"""Build the course's static site (a searchable book) for reading without Jupyter.
 
 Usage::
 
-    python scripts/build_site.py                        # everything -> _build/site/
-    python scripts/build_site.py notebooks/03_*.ipynb   # some notebooks (plus index and glossary)
+    python scripts/build_site.py                  # -> _build/site/, open _build/site/index.html
     python scripts/build_site.py --out /tmp/site
 
-Writes one page per notebook (lessons, and worked solutions under ``solutions/``) with its
-committed outputs, ``glossary.html`` and ``references.html`` from ``notebooks/*.md``, and an
-``index.html`` table of contents. Math is typeset in the browser by a MathJax copied into
-``_static/`` from an installed package: no page loads anything from the network, which the
-build checks before it finishes. Open ``_build/site/index.html`` in a browser.
+A thin wrapper around ``sphinx-build`` with the configuration in ``docs/conf.py`` (Sphinx, MyST-NB
+with execution off, sphinx-book-theme): it stages ``docs/index.md``, the lessons, the worked
+solutions, ``glossary.md``, ``references.md`` and, when it exists, ``lecture_plan.md`` (never the
+speaker notes of ``notebooks/lectures/``) into a temporary source folder, builds into a fresh
+folder beside ``--out`` and only then replaces ``--out``: an interrupted build leaves the previous
+site intact, and no page of an earlier build survives. Before replacing, it checks that no page
+loads anything from the network and that no script or event handler from a notebook reached a
+page. Equivalent by hand: copy those files into a folder ``SRC`` and run
+``sphinx-build -c docs SRC OUT``.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-import nbformat
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _offline_html import (  # noqa: E402
-    EXTRA_PAGES,
-    ROOT,
-    course_notebooks,
-    export_page,
-    external_assets,
-    markdown_notebook,
-    nav_bar,
-    notebook_title,
-    page_name,
-    vendor_assets,
+from _offline_html import ROOT, external_assets  # noqa: E402
+
+DOCS = ROOT / "docs"
+DEFAULT_OUT = ROOT / "_build" / "site"
+PAGES = ("glossary.md", "references.md", "lecture_plan.md")  # optional markdown pages
+MARKER = ".course-site"  # marks a folder this script built, so that it may replace it
+
+__all__ = ["build_site", "stage_sources", "unsafe_html", "main"]
+
+
+def stage_sources(root: Path, stage: Path) -> list[Path]:
+    """Copy the site's sources from ``root`` (a course checkout) into ``stage``; return them.
+
+    Lessons ``notebooks/NN_*.ipynb``, solutions ``notebooks/solutions/NN_*.ipynb``, the markdown
+    pages of :data:`PAGES` that exist, and ``docs/index.md``. Nothing else: in particular never
+    ``notebooks/lectures/`` (speaker notes with the answers).
+    """
+    notebooks = Path(root) / "notebooks"
+    sources = sorted(notebooks.glob("[0-9][0-9]_*.ipynb"))
+    sources += sorted((notebooks / "solutions").glob("[0-9][0-9]_*.ipynb"))
+    sources += [notebooks / name for name in PAGES if (notebooks / name).is_file()]
+    if not any(p.suffix == ".ipynb" for p in sources):
+        raise FileNotFoundError(f"no notebooks/NN_*.ipynb under {root}")
+    copied = []
+    for source in sources:
+        target = stage / source.relative_to(notebooks)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        copied.append(Path(shutil.copy2(source, target)))
+    copied.append(Path(shutil.copy2(DOCS / "index.md", stage / "index.md")))
+    return copied
+
+
+_ARTICLE = re.compile(r'(?is)<article class="bd-article"[^>]*>(.*)</article>')
+_UNSAFE = re.compile(
+    r"(?is)<script\b(?![^>]*type=\"application/vnd\.jupyter\.widget-state\+json\")[^>]*>"
+    r"|<(?:iframe|object|embed|frame|base|meta|link|form)\b[^>]*>"
+    r"|<[a-z][^>]*\son[a-z]+\s*=[^>]*>"
+    r"|(?:href|src)\s*=\s*[\"']?\s*(?:javascript|vbscript):"
 )
 
-DEFAULT_OUT = ROOT / "_build" / "site"
-COURSE_TITLE = "Position in Transformers, from first principles"
 
-__all__ = ["build_site", "main"]
+def unsafe_html(page: str) -> list[str]:
+    """Scripts, event handlers, frames and ``javascript:`` links inside a page's article.
 
-
-def _rel(target: str, page: str) -> str:
-    """The link from page ``page`` to page ``target`` (both relative to the site root)."""
-    return Path(os.path.relpath(target, Path(page).parent)).as_posix()
-
-
-def _nav(page: str, previous: str | None = None, following: str | None = None) -> str:
-    links = [
-        ("Contents", "index.html"),
-        ("Glossary", "glossary.html"),
-        ("References", "references.html"),
-    ]
-    if previous:
-        links.append(("\u2190 Previous", previous))
-    if following:
-        links.append(("Next \u2192", following))
-    return nav_bar([(label, _rel(target, page)) for label, target in links])
+    The article is what notebooks and markdown produce; the theme's own scripts sit outside it.
+    """
+    match = _ARTICLE.search(page)
+    return _UNSAFE.findall(match.group(1)) if match else []
 
 
-def _index_markdown(entries: list[tuple[str, str]], extras: list[str]) -> str:
-    lessons = [(t, h) for t, h in entries if not h.startswith("solutions/")]
-    solutions = [(t, h) for t, h in entries if h.startswith("solutions/")]
-    lines = [
-        f"# {COURSE_TITLE}",
-        "",
-        "A static, read-only copy of the course: every notebook with its committed outputs. "
-        "To change and run the code, open the notebooks in Jupyter. Terms and symbols: "
-        "[glossary](glossary.html); papers and public code: [references](references.html).",
-        "",
-        "## Lessons",
-        "",
-        *[f"- [{title}]({href})" for title, href in lessons],
-    ]
-    if solutions:
-        lines += [
-            "",
-            "## Worked solutions to the exercises",
-            "",
-            *[f"- [{title}]({href})" for title, href in solutions],
-        ]
-    if extras:
-        lines += [
-            "",
-            "## Reference pages",
-            "",
-            *[f"- [{name.capitalize()}]({name}.html)" for name in extras],
-        ]
-    return "\n".join(lines) + "\n"
-
-
-def build_site(notebooks: list[Path], out_dir: Path, root: Path = ROOT) -> list[Path]:
-    """Write the pages of ``notebooks``, the glossary, the references and an index."""
-    out_dir = Path(out_dir)
-    static = vendor_assets(out_dir)
-    names = [page_name(p).as_posix() + ".html" for p in notebooks]
-    pages, entries = [], []
-    for i, path in enumerate(notebooks):
-        notebook = nbformat.read(path, as_version=4)
-        page = names[i]
-        previous = names[i - 1] if i > 0 else None
-        following = names[i + 1] if i + 1 < len(names) else None
-        nav = _nav(page, previous, following)
-        pages.append(export_page(notebook, out_dir / page, static, kind="site", nav=nav))
-        title = notebook_title(notebook) or Path(path).stem
-        entries.append((title, page))
-    extras = []
-    for name in EXTRA_PAGES:
-        source = root / "notebooks" / f"{name}.md"
-        if source.exists():
-            extras.append(name)
-            pages.append(
-                export_page(
-                    markdown_notebook(source),
-                    out_dir / f"{name}.html",
-                    static,
-                    kind="site",
-                    nav=_nav(f"{name}.html"),
-                )
-            )
-    index = nbformat.v4.new_notebook()
-    index.cells.append(nbformat.v4.new_markdown_cell(_index_markdown(entries, extras)))
-    index.metadata["title"] = COURSE_TITLE
-    pages.append(
-        export_page(index, out_dir / "index.html", static, kind="site", nav=_nav("index.html"))
-    )
+def _check(site: Path) -> int:
+    pages = sorted(site.rglob("*.html"))
+    problems = []
     for page in pages:
-        remote = external_assets(page.read_text(encoding="utf-8"))
-        if remote:
-            raise RuntimeError(f"{page} would load assets from the network: {remote}")
-    return pages
+        text = page.read_text(encoding="utf-8")
+        name = page.relative_to(site).as_posix()
+        problems += [f"{name} loads from the network: {url}" for url in external_assets(text)]
+        problems += [f"{name} holds unsafe HTML: {tag[:80]}" for tag in unsafe_html(text)]
+    if (site / "lectures").exists() or (site / "_sources" / "lectures").exists():
+        problems.append("the speaker notes (notebooks/lectures/) reached the site")
+    if problems:
+        raise RuntimeError("the site failed its checks:\n  " + "\n  ".join(problems))
+    return len(pages)
+
+
+def build_site(out_dir: Path = DEFAULT_OUT, root: Path = ROOT, jobs: str = "auto") -> Path:
+    """Build the site of the course at ``root`` into ``out_dir`` (replaced at the end)."""
+    out_dir = Path(out_dir).resolve()
+    if out_dir.exists() and any(out_dir.iterdir()) and not (out_dir / MARKER).is_file():
+        raise FileExistsError(
+            f"--out {out_dir} is not empty and was not built by this script ({MARKER} missing): "
+            "refusing to replace it; choose another folder or delete it yourself"
+        )
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f".{out_dir.name}-", dir=out_dir.parent) as tmp:
+        work = Path(tmp)
+        stage_sources(Path(root), work / "src")
+        fresh = work / "html"
+        command = [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-j", jobs]
+        command += ["-c", str(DOCS), "-d", str(work / "doctrees"), str(work / "src"), str(fresh)]
+        env = {**os.environ, "PYTHONWARNINGS": "ignore::DeprecationWarning"}
+        result = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+        sys.stderr.write(result.stderr.replace(str(work / "src") + os.sep, "notebooks/"))
+        if result.returncode != 0:
+            raise RuntimeError(f"sphinx-build failed (exit {result.returncode})")
+        _check(fresh)
+        (fresh / MARKER).write_text("built by scripts/build_site.py; replaced by each build\n")
+        if out_dir.exists():
+            out_dir.rename(work / "previous")
+        fresh.rename(out_dir)
+    return out_dir
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("notebooks", nargs="*", type=Path, help="default: every notebook")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"default: {DEFAULT_OUT}")
+    parser.add_argument("--jobs", default="auto", help="sphinx-build -j (default: auto)")
     args = parser.parse_args(argv)
-
     start = time.perf_counter()
-    notebooks = [p.resolve() for p in args.notebooks] or course_notebooks()
-    pages = build_site(notebooks, args.out)
-    seconds = time.perf_counter() - start
-    print(f"{len(pages)} page(s) in {seconds:.1f} s: {args.out / 'index.html'}")
+    try:
+        site = build_site(args.out, jobs=args.jobs)
+    except (FileExistsError, FileNotFoundError, RuntimeError) as error:
+        print(f"build_site: {error}", file=sys.stderr)
+        return 1
+    pages = len(list(site.rglob("*.html")))
+    print(f"{pages} pages in {time.perf_counter() - start:.1f} s: {site / 'index.html'}")
     return 0
 
 

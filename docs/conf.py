@@ -1,0 +1,371 @@
+"""Sphinx configuration of the course's static site: the one place where the site is set up.
+
+Build it with ``python scripts/build_site.py`` (see that script): it stages ``docs/index.md`` and
+the course's notebooks and markdown pages into a source folder and runs ``sphinx-build -c docs``
+on it. What this file decides:
+
+- **Pages.** MyST-NB renders the lessons and worked solutions from their committed outputs
+  (execution off: the site shows exactly what nbval tests). ``docs/index.md`` orders the left
+  sidebar: lessons, worked solutions, glossary and references, lecture material
+  (``notebooks/lecture_plan.md`` when it exists). The lecturers' speaker notes
+  (``notebooks/lectures/``) hold answers and are never part of the site (``exclude_patterns``
+  here, and the build script does not stage them either).
+- **Offline.** No page loads anything from the network: MathJax 2.7 comes from the pinned
+  ``jupyter-server-mathjax`` package (HTML-CSS output, its STIX-Web fonts copied too), MyST-NB's
+  widget scripts are off (widget cells show a placeholder saying to run the notebook in
+  Jupyter), search summaries are off (Sphinx fetches them with ``fetch()``, which browsers refuse
+  on ``file://``), and there are no launch buttons.
+- **Sanitised.** Notebook outputs are rendered without ``text/html`` or
+  ``application/javascript`` (their ``text/plain`` or image fallback is shown), and raw HTML in
+  markdown goes through an allow-list (:func:`sanitise_raw_html`): no script, event handler or
+  ``javascript:`` link from a notebook reaches a page.
+- **Links.** arXiv identifiers, DOIs and GitHub threads ("owner/repo, issue #N") in the
+  references and glossary become links; every glossary term gets an anchor:
+  ``glossary.html#term-causal-mask`` for the term **Causal mask (look-ahead mask).**, and
+  ``glossary.html#symbol-omega-k`` for the symbol row ``$\\omega_k$``.
+- Every lesson page has a short "Run this lesson" note under its title (:func:`add_run_note`).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from html import escape as html_escape
+from pathlib import Path
+
+from docutils import nodes
+from myst_nb.core.render import NbElementRenderer
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+from _offline_html import vendor_assets  # noqa: E402
+
+project = "Position in Transformers, from first principles"
+author = "the course's authors"
+copyright = "the course's authors; code MIT, prose and figures CC BY 4.0"
+language = "en"
+
+extensions = ["myst_nb", "sphinx_copybutton", "sphinx.ext.mathjax"]
+root_doc = "index"
+exclude_patterns = [
+    "lectures",
+    "lectures/**",  # speaker notes with the answers: never on the site
+    "**/.ipynb_checkpoints",
+    "_build",
+]
+
+# ---------------------------------------------------------------- notebooks (MyST-NB)
+nb_execution_mode = "off"  # show the committed outputs, the ones nbval checks
+nb_ipywidgets_js = {}  # no widget manager from a CDN
+nb_mime_priority_overrides = [
+    ("html", "text/html", None),
+    ("html", "application/javascript", None),
+]
+WIDGET_PLACEHOLDER = "[interactive widget: run this notebook in Jupyter to use it]"
+
+
+def _widget_placeholder(self, data) -> list[nodes.Element]:
+    """A widget view (a slider, a progress bar) cannot work on a static page: say so."""
+    return [nodes.paragraph("", WIDGET_PLACEHOLDER, classes=["widget-placeholder"])]
+
+
+# MyST-NB writes a <script> for the widget manager here; the course site shows the placeholder.
+NbElementRenderer.render_widget_view = _widget_placeholder
+nb_merge_streams = True
+myst_enable_extensions = ["dollarmath", "amsmath"]
+myst_heading_anchors = 3  # [text](03_x.ipynb#a-section) links resolve
+
+# ---------------------------------------------------------------- theme
+html_theme = "sphinx_book_theme"
+html_title = project
+html_static_path = ["_static"]
+html_css_files = ["course.css"]
+html_show_search_summary = False  # summaries use fetch(), refused on file://
+html_copy_source = True  # _sources/NN_x.ipynb: the download button's target
+html_show_sourcelink = False
+html_last_updated_fmt = None
+html_context = {"default_mode": "light"}  # else the theme logs "invalid theme mode" once
+html_theme_options = {
+    "use_download_button": True,
+    "use_repository_button": False,
+    "use_edit_page_button": False,
+    "use_issues_button": False,
+    "use_fullscreen_button": False,
+    "launch_buttons": {},
+    "show_toc_level": 2,
+    "home_page_in_toc": True,
+    "navigation_with_keys": False,
+}
+
+# ---------------------------------------------------------------- math, offline
+mathjax_path = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"  # in _static/
+mathjax2_config = {
+    # MyST marks notebook sections tex2jax_ignore (no stray $ in text is typeset); the math
+    # nodes it writes carry the class "math" and are typeset wherever they are.
+    "tex2jax": {"ignoreClass": "tex2jax_ignore|mathjax_ignore|highlight", "processClass": "math"},
+    "TeX": {"extensions": ["noErrors.js", "noUndefined.js"]},
+    "HTML-CSS": {
+        "availableFonts": [],
+        "webFont": "STIX-Web",  # the one web font jupyter-server-mathjax ships
+        "imageFont": None,
+        "preferredFont": None,
+        "linebreaks": {"automatic": False},
+        # MathJax's blank test font is url('about:blank'), which Chromium refuses (a CORS
+        # console error) on file:// pages; a local() source is never fetched.
+        "styles": {"@font-face": {"font-family": "MathJax_Blank", "src": "local('MathJax_Blank')"}},
+    },
+    "messageStyle": "none",
+    "showMathMenu": False,
+}
+
+
+def copy_mathjax(app, exception) -> None:
+    """Copy MathJax from the installed package into ``_static/mathjax`` (checked, repaired)."""
+    if exception is None and app.builder.format == "html":
+        vendor_assets(Path(app.outdir))
+
+
+# ---------------------------------------------------------------- sanitising
+
+# MyST hands inline HTML over one tag at a time (``<b>``, text, ``</b>``), so the allow-list
+# works tag by tag: a tag off the list is dropped, an allowed tag keeps its allowed attributes
+# only, ``<script>``/``<style>`` lose their content too, and any other ``<`` is escaped.
+_ALLOWED = {
+    "a": {"href", "title"},
+    "img": {"src", "alt", "width", "height"},
+    "td": {"colspan", "rowspan", "align"},
+    "th": {"colspan", "rowspan", "align"},
+    **{
+        tag: set()
+        for tag in [
+            "b",
+            "i",
+            "em",
+            "strong",
+            "u",
+            "s",
+            "small",
+            "sub",
+            "sup",
+            "kbd",
+            "code",
+            "pre",
+            "br",
+            "hr",
+            "p",
+            "div",
+            "span",
+            "blockquote",
+            "ul",
+            "ol",
+            "li",
+            "dl",
+            "dt",
+            "dd",
+            "table",
+            "thead",
+            "tbody",
+            "tr",
+            "h1",
+            "h2",
+            "h3",
+            "h4",
+            "h5",
+            "h6",
+            "details",
+            "summary",
+            "center",
+            "abbr",
+            "mark",
+            "del",
+            "ins",
+            "figure",
+            "figcaption",
+        ]
+    },
+}
+_COMMON_ATTRIBUTES = {"class", "id", "title"}
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>")
+_ATTRIBUTE = re.compile(r"""([A-Za-z_:][-\w:.]*)\s*=\s*("[^"]*"|'[^']*'|[^\s"'>]+)""")
+_SAFE_URL = re.compile(r"^\s*(https?:|mailto:|#|/|\.|[\w-]+(/|\.|#|$))", re.I)
+
+
+def _safe_tag(match: re.Match) -> str:
+    closing, name, attributes = match.group(1), match.group(2).lower(), match.group(3)
+    if name not in _ALLOWED:
+        return ""
+    if closing:
+        return f"</{name}>"
+    kept = []
+    for key, value in _ATTRIBUTE.findall(attributes):
+        key, value = key.lower(), value.strip("\"'")
+        if key not in _ALLOWED[name] | _COMMON_ATTRIBUTES:
+            continue
+        if key in ("href", "src") and not _SAFE_URL.match(value):
+            continue
+        kept.append(f'{key}="{html_escape(value)}"')
+    end = " /" if attributes.rstrip().endswith("/") else ""
+    return f"<{' '.join([name, *kept])}{end}>"
+
+
+def sanitise_html(html: str) -> str:
+    """``html`` through the allow-list: no script, style, event handler, frame or js: link."""
+    html = re.sub(r"(?s)<!--.*?(-->|$)", "", html)
+    html = re.sub(r"(?is)<(script|style)\b.*?(</\1\s*>|$)", "", html)
+    pieces, position = [], 0
+    for match in _TAG.finditer(html):
+        text = html[position : match.start()]
+        pieces += [text.replace("<", "&lt;").replace(">", "&gt;"), _safe_tag(match)]
+        position = match.end()
+    pieces.append(html[position:].replace("<", "&lt;").replace(">", "&gt;"))
+    return "".join(pieces)
+
+
+def sanitise_raw_html(app, doctree, docname: str) -> None:
+    """Clean every raw HTML node (markdown's inline HTML, outputs) and every link target."""
+    for node in list(doctree.findall(nodes.raw)):
+        if "html" not in node.get("format", "").split():
+            continue
+        original = node.astext()
+        cleaned = sanitise_html(original)
+        if cleaned != original:
+            _LOGGER.warning("unsafe HTML removed from %s: %.60r", docname, original)
+            node.children = []
+            node += nodes.Text(cleaned)
+    for node in doctree.findall(nodes.reference):
+        uri = node.get("refuri", "")
+        if re.match(r"(?i)\s*(javascript|vbscript|data):", uri):
+            _LOGGER.warning("unsafe link removed from %s: %.60r", docname, uri)
+            node["refuri"] = "#"
+
+
+# ---------------------------------------------------------------- references and glossary
+
+_ARXIV = re.compile(r"arXiv:(\d{4}\.\d{4,5})(v\d+)?")
+_GITHUB = re.compile(r"\b([\w.-]+/[\w.-]+), (?:issues?|pull requests?) #\d+(?: and #\d+)*")
+_DOI = re.compile(r"(?:doi:\s*|https?://doi\.org/)(10\.\d{4,9}/[^\s;,)]+[^\s;,.)])", re.I)
+
+
+def slug(text: str) -> str:
+    """``"Causal mask (look-ahead mask)."`` -> ``"causal-mask"``; ``"\\omega_k"`` -> ``"omega-k"``."""
+    text = text.split("(")[0] if not text.startswith("(") else text
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def _identifier_links(source: str) -> list[tuple[int, int, str]]:
+    """``(start, end, url)`` for each arXiv id, DOI and GitHub thread mentioned in ``source``."""
+    spans = [
+        (m.start(), m.end(), f"https://arxiv.org/abs/{m.group(1)}") for m in _ARXIV.finditer(source)
+    ]
+    spans += [(m.start(), m.end(), f"https://doi.org/{m.group(1)}") for m in _DOI.finditer(source)]
+    for match in _GITHUB.finditer(source):
+        numbers = list(re.finditer(r"#(\d+)", match.group(0)))
+        for number in numbers:  # one thread: the whole mention is the link; several: each #N
+            start, end = (0, len(match.group(0))) if len(numbers) == 1 else number.span()
+            url = f"https://github.com/{match.group(1)}/issues/{number.group(1)}"
+            spans.append((match.start() + start, match.start() + end, url))
+    return sorted(spans)
+
+
+def _link_identifiers(doctree) -> None:
+    for text in list(doctree.findall(nodes.Text)):
+        parent = text.parent
+        if isinstance(parent, nodes.reference | nodes.literal | nodes.math | nodes.raw):
+            continue
+        source = str(text)
+        spans = _identifier_links(source)
+        if not spans:
+            continue
+        pieces, position = [], 0
+        for start, end, url in spans:
+            pieces.append(nodes.Text(source[position:start]))
+            pieces.append(nodes.reference(source[start:end], source[start:end], refuri=url))
+            position = end
+        pieces.append(nodes.Text(source[position:]))
+        parent.replace(text, pieces)
+
+
+def _anchor_glossary(doctree) -> None:
+    seen: set[str] = set()
+
+    def add(node, anchor: str) -> None:
+        if anchor and anchor not in seen:
+            seen.add(anchor)
+            node["ids"].append(anchor)
+
+    for paragraph in doctree.findall(nodes.paragraph):
+        children = [c for c in paragraph.children if not isinstance(c, nodes.Text) or c.strip()]
+        first = children[0] if children else None
+        if isinstance(first, nodes.strong) and isinstance(paragraph.parent, nodes.section):
+            add(paragraph, "term-" + slug(first.astext()))
+    for row in doctree.findall(nodes.row):
+        if isinstance(row.parent, nodes.tbody) and row.children:
+            add(row, "symbol-" + slug(row.children[0].astext()))
+
+
+def link_references(app, doctree, docname: str) -> None:
+    """arXiv and DOI identifiers become links; glossary terms and symbols get anchors."""
+    if docname in ("references", "glossary"):
+        _link_identifiers(doctree)
+    if docname == "glossary":
+        _anchor_glossary(doctree)
+
+
+# ---------------------------------------------------------------- "run this lesson" note
+
+_LESSON = re.compile(r"^(solutions/)?\d\d_[a-z0-9_]+$")
+
+
+def _install_command() -> str:
+    """The install part of README's install-and-open command (one source of truth)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    match = re.search(r"<!-- install-and-open -->\s*```\w*\n(.+?)\n```", readme)
+    command = match.group(1) if match else "pip install -r requirements.txt"
+    return command.split(" && jupyter lab")[0]
+
+
+def add_run_note(app, pagename: str, templatename: str, context: dict, doctree) -> None:
+    """Put a short "Run this lesson" note under the title of every lesson and solution page."""
+    if not _LESSON.match(pagename) or "body" not in context:
+        return
+    from html import escape
+
+    notebook = f"notebooks/{pagename}.ipynb"
+    note = (
+        '<div class="admonition tip run-this-lesson"><p class="admonition-title">'
+        "Run this lesson</p><p>This page shows the notebook with its committed outputs. To run "
+        "it, download it with the <i class='fas fa-download'></i> button at the top (.ipynb), "
+        "but run it inside a copy of the course: it imports the course's own <code>helpers"
+        "</code> package. Clone the course, then from its folder:</p>"
+        f"<pre>{escape(_install_command())}\njupyter lab {escape(notebook)}</pre></div>"
+    )
+    body = context["body"]  # after the page's title, else at the top
+    context["body"] = body.replace("</h1>", "</h1>" + note, 1) if "</h1>" in body else note + body
+
+
+# ---------------------------------------------------------------- optional lecture plan
+
+_LECTURE_TOCTREE = re.compile(r"```\{toctree\}\n:caption: Lecture material\n.*?```\n", re.S)
+
+
+def drop_missing_lecture_plan(app, docname: str, source: list[str]) -> None:
+    """Leave the "Lecture material" section out of the index when there is no lecture plan."""
+    if docname == "index" and "lecture_plan" not in app.env.found_docs:
+        source[0] = _LECTURE_TOCTREE.sub("", source[0])
+
+
+# ---------------------------------------------------------------- wiring
+
+from sphinx.util import logging as _sphinx_logging  # noqa: E402
+
+_LOGGER = _sphinx_logging.getLogger("course-site")
+
+
+def setup(app):
+    app.connect("source-read", drop_missing_lecture_plan)
+    app.connect("doctree-resolved", sanitise_raw_html)
+    app.connect("doctree-resolved", link_references)
+    app.connect("html-page-context", add_run_note)
+    app.connect("build-finished", copy_mathjax)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
