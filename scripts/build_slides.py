@@ -159,15 +159,17 @@ MathJax.Hub.Config({
 _CSS = """
 <style type="text/css">
 :root { --jp-content-font-size1: 24px; --jp-ui-font-size1: 24px; --jp-code-font-size: 18px;
-  --jp-content-line-height: 1.35; --jp-code-line-height: 1.25; }
+  --jp-content-line-height: 1.3; --jp-code-line-height: 1.25; --jp-cell-prompt-width: 0px;
+  --jp-cell-collapser-width: 0px; --jp-cell-padding: 0px; }
 .reveal { font-size: 24px; }
-.reveal .slides section { padding: 12px 36px 8px 36px; box-sizing: border-box; }
+.reveal .slides section { padding: 8px 36px 4px 36px; box-sizing: border-box; }
 .reveal .slides > section, .reveal .slides > section > section { height: auto; }
-.reveal h1 { font-size: 44px; margin: 0 0 12px 0; }
-.reveal h2 { font-size: 36px; margin: 0 0 10px 0; }
-.reveal h3 { font-size: 30px; margin: 0 0 8px 0; }
-.reveal p, .reveal li { font-size: 24px; line-height: 1.35; margin: 0 0 10px 0; }
-.reveal ul, .reveal ol { margin: 0 0 10px 1.2em; }
+.reveal h1 { font-size: 42px; margin: 0 0 10px 0; }
+.reveal h2 { font-size: 34px; margin: 0 0 8px 0; }
+.reveal h3 { font-size: 28px; margin: 0 0 6px 0; }
+.reveal p, .reveal li { font-size: 24px; line-height: 1.3; margin: 0 0 8px 0; }
+.reveal li { margin: 0 0 2px 0; }
+.reveal ul, .reveal ol { margin: 0 0 8px 1.2em; }
 .reveal .jp-RenderedMarkdown table { font-size: 24px; margin: 6px 0; }
 .reveal .jp-RenderedMarkdown td, .reveal .jp-RenderedMarkdown th { padding: 2px 10px; }
 .reveal .jp-InputPrompt, .reveal .jp-OutputPrompt, .reveal .jp-InputCollapser,
@@ -175,9 +177,10 @@ _CSS = """
 .reveal .jp-Cell { padding: 0; margin: 0; }
 .reveal .jp-RenderedMarkdown, .reveal .jp-InputArea, .reveal .jp-Cell-inputWrapper,
 .reveal .jp-OutputArea, .reveal .jp-Cell-outputWrapper { overflow: visible; }
-.reveal .jp-OutputArea-output { margin: 2px 0; }
+.reveal .jp-OutputArea-output { margin: 2px 0; padding-left: 0; }
 .reveal pre, .reveal .jp-OutputArea-output pre, .reveal div.highlight > pre {
   font-size: 18px; line-height: 1.25; padding: 2px 4px; margin: 0; box-shadow: none;
+  width: 100% !important; max-width: none; box-sizing: border-box;
   /* a line wraps at spaces only, never inside a word: text tables keep their columns */
   white-space: pre-wrap; word-break: normal; overflow-wrap: normal; overflow: visible; }
 .reveal .jp-OutputArea-output img { display: block; max-width: 100%; height: auto;
