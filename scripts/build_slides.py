@@ -131,7 +131,10 @@ def slide_notebook(notebook, notes: dict[str, str] | None = None):
         if cell.cell_type != "code" or SHOW_CODE_TAG in cell.metadata.get("tags", []):
             continue
         cell.metadata["slide_hide_code"] = True  # read by the template below
-        if not cell.get("outputs") and cell.metadata["slideshow"]["slide_type"] in ("-", None):
+        if not cell.get("outputs") and cell.metadata["slideshow"]["slide_type"] in (
+            "-",
+            "fragment",
+        ):
             cell.metadata["slideshow"]["slide_type"] = "skip"
     if notes:
         unmatched = merge_notes(notebook, notes)
@@ -164,6 +167,7 @@ _CSS = """
 .reveal { font-size: 24px; }
 .reveal .slides section { padding: 8px 36px 4px 36px; box-sizing: border-box; }
 .reveal .slides > section, .reveal .slides > section > section { height: auto; }
+.reveal h1, .reveal h2, .reveal h3 { text-transform: none; }
 .reveal h1 { font-size: 42px; margin: 0 0 10px 0; }
 .reveal h2 { font-size: 34px; margin: 0 0 8px 0; }
 .reveal h3 { font-size: 28px; margin: 0 0 6px 0; }
@@ -375,6 +379,7 @@ def build_slides(notebooks: list[Path], out_dir: Path, root: Path = ROOT) -> lis
     out_dir = Path(out_dir).resolve()
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     fresh = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.new-", dir=out_dir.parent))
+    fresh.chmod(0o755)  # mkdtemp makes it private; a built folder is for everyone to read
     try:
         pages = _build_into(notebooks, fresh, root)
         (fresh / MARKER).write_text("built by scripts/build_slides.py\n", encoding="utf-8")
