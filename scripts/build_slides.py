@@ -338,7 +338,10 @@ def check_assets(static: Path) -> list[str]:
 
 def _replace_folder(fresh: Path, out_dir: Path) -> None:
     """Put the finished build ``fresh`` at ``out_dir``; an older build there is removed."""
-    if out_dir.exists() and any(out_dir.iterdir()) and not (out_dir / MARKER).exists():
+    ours = (out_dir / MARKER).exists() or (  # or built before the marker existed
+        (out_dir / "index.html").is_file() and (out_dir / "_static" / "reveal.js").is_dir()
+    )
+    if out_dir.exists() and any(out_dir.iterdir()) and not ours:
         raise RuntimeError(
             f"{out_dir} is not empty and was not built by build_slides.py: choose another --out"
         )
