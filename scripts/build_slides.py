@@ -35,6 +35,7 @@ import copy
 import html
 import importlib.util
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -106,7 +107,8 @@ def merge_notes(notebook, notes: dict[str, str]) -> list[str]:
         cells.append(cell)
         heading = _section_heading(cell)
         if heading in notes and heading not in used:
-            note = nbformat.v4.new_markdown_cell(notes[heading])
+            # each "**Ask the room:**"-style line is its own paragraph in the speaker view
+            note = nbformat.v4.new_markdown_cell(re.sub(r"\n(?=\*\*)", "\n\n", notes[heading]))
             note.metadata["slideshow"] = {"slide_type": "notes"}
             cells.append(note)
             used.add(heading)

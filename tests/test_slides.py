@@ -204,7 +204,7 @@ def test_notes_become_reveal_notes_of_their_section(tmp_path):
     index = next(i for i, c in enumerate(notebook.cells) if c.source.startswith("## First"))
     note = notebook.cells[index + 1]
     assert note.metadata["slideshow"] == {"slide_type": "notes"}
-    assert "Ask the room" in note.source
+    assert "Ask the room" in note.source and "\n\n**Minutes:** 5" in note.source
     assert build_slides.notes_file(Path("notebooks/07_masks.ipynb")) == Path(
         "notebooks/lectures/07_notes.md"
     )
