@@ -124,7 +124,7 @@ def notes_file(path: Path) -> Path:
 # ---------------------------------------------------------------- the deck
 
 
-def slide_notebook(notebook, notes: dict[str, str] | None = None):
+def slide_notebook(notebook, notes: dict[str, str] | None = None, label: str = "notebook"):
     """A copy of ``notebook`` ready for the deck: tagged, code hidden unless tagged
     ``slide-show-code`` (empty code cells dropped), speaker notes merged."""
     notebook = copy.deepcopy(notebook)
@@ -141,7 +141,9 @@ def slide_notebook(notebook, notes: dict[str, str] | None = None):
     if notes:
         unmatched = merge_notes(notebook, notes)
         if unmatched:
-            print(f"   notes without a matching '## ' section: {unmatched}", file=sys.stderr)
+            print(
+                f"   {label}: notes without a matching '## ' section: {unmatched}", file=sys.stderr
+            )
     return notebook
 
 
@@ -406,7 +408,7 @@ def _build_into(notebooks: list[Path], out_dir: Path, root: Path) -> list[Path]:
         path = Path(path)
         notes_path = notes_file(path)
         notes = read_notes(notes_path) if notes_path.is_file() else None
-        notebook = slide_notebook(nbformat.read(path, as_version=4), notes)
+        notebook = slide_notebook(nbformat.read(path, as_version=4), notes, path.name)
         name = page_name(path)
         pages.append(export_deck(notebook, out_dir / f"{name}.slides.html", static, exporter))
         title = notebook_title(notebook) or path.stem
