@@ -107,6 +107,11 @@ async () => {
         .filter(line => /\S {2,}\S/.test(line)).length >= 2)
         .map(el => el.textContent.split('\n')[0].slice(0, 40)),
       breaks_words: breaks_words.length,
+      // figures the deck shrank to fit: smallest shown / full-width height (1: none shrunk)
+      figure_scale: Math.min(1, ...[...slide.querySelectorAll('img')]
+        .filter(img => img.style.maxHeight)
+        .map(img => img.getBoundingClientRect().height / scale / (img.naturalHeight *
+          Math.min(1, img.parentElement.clientWidth / img.naturalWidth)))),
       cells: [...slide.querySelectorAll(':scope > .jp-Cell')].map(el => [
         el.id.replace('cell-id=', ''), Math.round(el.offsetTop), Math.round(el.offsetHeight)]),
       body_px: body.length ? Math.min(...body.map(px)) : null,
@@ -347,9 +352,19 @@ def main(argv: list[str]) -> int:
             print("   ", line)
     body = [r["body_px"] for rep in reports.values() for r in rep["slides"] if r["body_px"]]
     code = [r["code_px"] for rep in reports.values() for r in rep["slides"] if r["code_px"]]
+    shrunk = [r["figure_scale"] for rep in reports.values() for r in rep["slides"]]
+    shrunk = [f for f in shrunk if f < 1]
+    waived = sum(
+        _waived(name.removesuffix(".slides.html"), r)
+        for name, rep in reports.items()
+        for r in rep["slides"]
+        if r["height"] > rep["config"]["height"] + 1
+    )
     print(
-        f"TOTAL {bad_total} of {total} slides overflow; min body {min(body, default=0):.1f} px,"
-        f" min code {min(code, default=0):.1f} px; leaks {sorted(set(leaks))}"
+        f"TOTAL {bad_total} of {total} slides overflow (+{waived} listed in TOO_LONG_CELLS);"
+        f" min body {min(body, default=0):.1f} px, min code {min(code, default=0):.1f} px;"
+        f" figures shrunk on {len(shrunk)} slides (smallest {min(shrunk, default=1):.2f} of"
+        f" natural height); leaks {sorted(set(leaks))}"
     )
     if len(argv) > 1:
         Path(argv[1]).write_text(json.dumps(reports, indent=1), encoding="utf-8")
