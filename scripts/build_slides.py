@@ -207,16 +207,17 @@ Reveal.initialize({controls: true, progress: true, history: true, center: false,
   transition: "none", slideNumber: "c/t", width: %(width)d, height: %(height)d,
   margin: 0, minScale: 0.2, maxScale: 2.0, plugins: [RevealNotes]});
 function fitSlide(slide) {
-  var limit = Reveal.getConfig().height;
+  var limit = Reveal.getConfig().height, scale = Reveal.getScale();
   var images = Array.prototype.slice.call(slide.querySelectorAll('.jp-OutputArea-output img'));
   images.forEach(function (img) { img.style.maxHeight = ''; });
+  var height = function (img) { return img.getBoundingClientRect().height / scale; };
+  var full = images.map(height);
   for (var round = 0; round < 3 && slide.scrollHeight > limit && images.length; round++) {
-    var excess = slide.scrollHeight - limit, total = 0;
-    images.forEach(function (img) { total += img.getBoundingClientRect().height / Reveal.getScale(); });
-    var factor = Math.max(0.5, (total - excess - 2) / total);
-    images.forEach(function (img) {
-      var h = img.getBoundingClientRect().height / Reveal.getScale();
-      img.style.maxHeight = Math.floor(h * factor) + 'px'; img.style.width = 'auto'; });
+    var now = images.map(height), total = now.reduce(function (a, b) { return a + b; }, 0);
+    var factor = (total - (slide.scrollHeight - limit) - 2) / total;
+    images.forEach(function (img, i) {  // never below half the full-width size
+      img.style.maxHeight = Math.floor(Math.max(0.5 * full[i], now[i] * factor)) + 'px';
+      img.style.width = 'auto'; });
   }
 }
 function showSlide(slide) {
