@@ -8,21 +8,44 @@ Usage::
 
 Each notebook becomes ``<name>.slides.html`` (solutions under ``solutions/``) next to an
 ``index.html`` that lists the decks; reveal.js and MathJax are copied into ``_static/`` from
-installed packages, so the slides work with no network. Cells are grouped by their
-``metadata.slideshow.slide_type`` (see ``scripts/tag_slides.py``); a notebook not tagged yet is
-tagged in memory with the same rules, never on disk. Open ``index.html`` in a browser; press
+installed packages, so the slides work with no network. Open ``index.html`` in a browser; press
 ``S`` for the speaker view, ``F`` for full screen, ``Esc`` for the overview.
+
+The slide convention (``notebooks/README.md``):
+
+- cells are grouped by ``metadata.slideshow.slide_type`` (see ``scripts/tag_slides.py``; a notebook
+  not tagged yet is tagged in memory with the same rules, never on disk);
+- code is hidden and its outputs (figures, printed checks) stay, except in cells tagged
+  ``slide-show-code``; a code cell with no output and hidden code leaves the deck;
+- ``notebooks/lectures/NN_notes.md`` (one ``## `` block per section heading of lesson NN) becomes the
+  reveal.js speaker notes of that section's first slide: the lecturer sees them in the speaker view,
+  learners never do;
+- the deck is 1280x720 CSS pixels shown at scale 1 in a 1280x720 window: body text 24 px, code
+  18 px, figures shrunk (never below half size) to the height the slide has left.
+
+The build is safe to interrupt: it writes into a fresh folder beside ``--out``, checks every copied
+asset against its source (re-copying a damaged one) and only then replaces ``--out``. HTML in
+markdown and outputs is sanitised (nbconvert's ``sanitize_html``).
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import html
+import importlib.util
+import os
+import re
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
+import bleach
 import nbformat
+from jinja2 import DictLoader
+from nbconvert import SlidesExporter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _offline_html import (  # noqa: E402
@@ -34,13 +57,306 @@ from _offline_html import (  # noqa: E402
     markdown_notebook,
     notebook_title,
     page_name,
+    rewrite_local_links,
     vendor_assets,
 )
-from tag_slides import tag_notebook  # noqa: E402
+from tag_slides import SHOW_CODE_TAG, tag_notebook  # noqa: E402
 
 DEFAULT_OUT = ROOT / "_build" / "slides"
+WIDTH, HEIGHT = 1280, 720  # CSS pixels of a slide, = the projector's 720p window at scale 1
+MARKER = ".course-slides"  # marks a folder this script built, so it may replace it
+# where vendor_assets copies each package's files from (checked after copying)
+ASSET_SOURCES = {
+    "mathjax": ("jupyter_server_mathjax", "static"),
+    "reveal.js": ("sphinx_revealjs", "_static/revealjs"),
+}
 
-__all__ = ["build_slides", "main"]
+__all__ = ["build_slides", "clean_html", "merge_notes", "read_notes", "slide_notebook", "main"]
+
+
+# ---------------------------------------------------------------- speaker notes
+
+
+def read_notes(path: Path) -> dict[str, str]:
+    """The blocks of a notes file, keyed by their ``## `` heading (text after ``## ``)."""
+    blocks: dict[str, list[str]] = {}
+    current = None
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            current = line[3:].strip()
+            blocks[current] = []
+        elif current is not None:
+            blocks[current].append(line)
+    return {heading: "\n".join(lines).strip() for heading, lines in blocks.items()}
+
+
+def _section_heading(cell) -> str | None:
+    if cell.cell_type != "markdown":
+        return None
+    for line in cell.source.splitlines():
+        if line.strip():
+            return line[3:].strip() if line.startswith("## ") else None
+    return None
+
+
+def merge_notes(notebook, notes: dict[str, str]) -> list[str]:
+    """Insert each block of ``notes`` as a reveal.js notes cell right after the ``## `` heading
+    cell with the same text (in memory); return the headings that matched no section."""
+    cells, used = [], set()
+    for cell in notebook.cells:
+        cells.append(cell)
+        heading = _section_heading(cell)
+        if heading in notes and heading not in used:
+            # each "**Ask the room:**"-style line is its own paragraph in the speaker view
+            note = nbformat.v4.new_markdown_cell(re.sub(r"\n(?=\*\*)", "\n\n", notes[heading]))
+            note.metadata["slideshow"] = {"slide_type": "notes"}
+            cells.append(note)
+            used.add(heading)
+    notebook.cells = cells
+    return [heading for heading in notes if heading not in used]
+
+
+def notes_file(path: Path) -> Path:
+    """Where the speaker notes of lesson ``NN_x.ipynb`` live: ``lectures/NN_notes.md`` beside it."""
+    return Path(path).parent / "lectures" / f"{Path(path).stem[:2]}_notes.md"
+
+
+# ---------------------------------------------------------------- the deck
+
+
+def slide_notebook(notebook, notes: dict[str, str] | None = None, label: str = "notebook"):
+    """A copy of ``notebook`` ready for the deck: tagged, code hidden unless tagged
+    ``slide-show-code`` (empty code cells dropped), speaker notes merged."""
+    notebook = copy.deepcopy(notebook)
+    tag_notebook(notebook)  # in memory only
+    for cell in notebook.cells:
+        if cell.cell_type != "code" or SHOW_CODE_TAG in cell.metadata.get("tags", []):
+            continue
+        cell.metadata["slide_hide_code"] = True  # read by the template below
+        if not cell.get("outputs") and cell.metadata["slideshow"]["slide_type"] in (
+            "-",
+            "fragment",
+        ):
+            cell.metadata["slideshow"]["slide_type"] = "skip"
+    if notes:
+        unmatched = merge_notes(notebook, notes)
+        if unmatched:
+            print(
+                f"   {label}: notes without a matching '## ' section: {unmatched}", file=sys.stderr
+            )
+    return notebook
+
+
+_MATHJAX = r"""
+<script type="text/x-mathjax-config">
+MathJax.Hub.Config({
+  tex2jax: {inlineMath: [['$', '$'], ['\\(', '\\)']], displayMath: [['$$', '$$'], ['\\[', '\\]']],
+            processEscapes: true, processEnvironments: true},
+  TeX: {equationNumbers: {autoNumber: "AMS", useLabelIds: true}},
+  displayAlign: 'center', messageStyle: 'none',
+  "HTML-CSS": {availableFonts: [], webFont: "STIX-Web", imageFont: null, preferredFont: null,
+               linebreaks: {automatic: true}}
+});
+</script>
+<script src="{{ resources.course.static }}/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe">
+</script>
+"""
+
+# Sizes are CSS pixels of the 1280x720 slide, which reveal shows at scale 1 in a 720p window.
+_CSS = """
+<style type="text/css">
+:root { --jp-content-font-size1: 24px; --jp-ui-font-size1: 24px; --jp-code-font-size: 18px;
+  --jp-content-line-height: 1.3; --jp-code-line-height: 1.25; --jp-cell-prompt-width: 0px;
+  --jp-cell-collapser-width: 0px; --jp-cell-padding: 0px; }
+.reveal { font-size: 24px; }
+.reveal .slides section { padding: 8px 36px 4px 36px; box-sizing: border-box; }
+.reveal .slides > section, .reveal .slides > section > section { height: auto; }
+.reveal h1, .reveal h2, .reveal h3 { text-transform: none; }
+.reveal h1 { font-size: 42px; margin: 0 0 10px 0; }
+.reveal h2 { font-size: 34px; margin: 0 0 8px 0; }
+.reveal h3 { font-size: 28px; margin: 0 0 6px 0; }
+.reveal p, .reveal li { font-size: 24px; line-height: 1.3; margin: 0 0 8px 0; }
+.reveal li { margin: 0 0 2px 0; }
+.reveal ul, .reveal ol { margin: 0 0 8px 1.2em; }
+.reveal .jp-RenderedMarkdown table { font-size: 24px; margin: 6px 0; }
+.reveal .jp-RenderedMarkdown td, .reveal .jp-RenderedMarkdown th { padding: 2px 10px; }
+.reveal .jp-InputPrompt, .reveal .jp-OutputPrompt, .reveal .jp-InputCollapser,
+.reveal .jp-OutputCollapser { display: none; }
+.reveal .jp-Cell { padding: 0; margin: 0; }
+.reveal .jp-RenderedMarkdown, .reveal .jp-InputArea, .reveal .jp-Cell-inputWrapper,
+.reveal .jp-OutputArea, .reveal .jp-Cell-outputWrapper { overflow: visible; }
+.reveal .jp-OutputArea-output { margin: 2px 0; padding-left: 0; }
+.reveal pre, .reveal .jp-OutputArea-output pre, .reveal div.highlight > pre {
+  font-size: 18px; line-height: 1.25; padding: 2px 4px; margin: 0; box-shadow: none;
+  width: 100% !important; max-width: none; box-sizing: border-box;
+  /* a line wraps at spaces only, never inside a word: text tables keep their columns */
+  white-space: pre-wrap; word-break: normal; overflow-wrap: normal; overflow: visible; }
+.reveal .jp-OutputArea-output img { display: block; max-width: 100%; height: auto;
+  margin: 4px auto; }
+.reveal .jp-RenderedImage { text-align: center; }
+.reveal .slide-number { font-size: 16px; }
+.reveal aside.notes { display: none; }
+</style>
+"""
+
+# Shrinks the figures of a slide that is taller than the deck (never below half their size);
+# MathJax typesets hidden slides with zero size, so the visible one is typeset again first.
+_JS = """
+<script>
+Reveal.initialize({controls: true, progress: true, history: true, center: false,
+  transition: "none", slideNumber: "c/t", width: %(width)d, height: %(height)d,
+  margin: 0, minScale: 0.2, maxScale: 2.0, plugins: [RevealNotes]});
+function fitSlide(slide) {
+  var limit = Reveal.getConfig().height, scale = Reveal.getScale();
+  var images = Array.prototype.slice.call(slide.querySelectorAll('.jp-OutputArea-output img'));
+  images.forEach(function (img) { img.style.maxHeight = ''; });
+  var height = function (img) { return img.getBoundingClientRect().height / scale; };
+  var full = images.map(height);
+  for (var round = 0; round < 3 && slide.scrollHeight > limit && images.length; round++) {
+    var now = images.map(height), total = now.reduce(function (a, b) { return a + b; }, 0);
+    var factor = (total - (slide.scrollHeight - limit) - 2) / total;
+    images.forEach(function (img, i) {  // never below half the full-width size
+      img.style.maxHeight = Math.floor(Math.max(0.5 * full[i], now[i] * factor)) + 'px';
+      img.style.width = 'auto'; });
+  }
+}
+function showSlide(slide) {
+  if (!slide) return;
+  if (window.MathJax && MathJax.Hub) {
+    MathJax.Hub.Queue(['Rerender', MathJax.Hub, slide], [fitSlide, slide]);
+  } else { fitSlide(slide); }
+}
+Reveal.on('ready', function (event) { showSlide(event.currentSlide); });
+Reveal.on('slidechanged', function (event) { showSlide(event.currentSlide); });
+</script>
+"""
+
+_TEMPLATE = (
+    "{%- extends 'index.html.j2' -%}\n"
+    "{% block html_head_js %}{% endblock html_head_js %}\n"
+    "{% block jupyter_widgets %}{% endblock jupyter_widgets %}\n"
+    "{% block html_head_js_mathjax %}" + _MATHJAX + "{% endblock html_head_js_mathjax %}\n"
+    "{% block html_head_css %}" + _CSS + "{% endblock html_head_css %}\n"
+    "{% block input_group %}{% if not cell.metadata.slide_hide_code %}{{ super() }}{% endif %}"
+    "{% endblock input_group %}\n"
+    "{%- block data_widget_view scoped %}\n"
+    '<div class="jp-RenderedText jp-OutputArea-output {{ extra_class }}">\n'
+    "<pre>[interactive widget: run this notebook in Jupyter to use it]</pre>\n</div>\n"
+    "{%- endblock data_widget_view -%}\n"
+    "{% block footer_js %}\n"
+    '<script src="{{ resources.reveal.url_prefix }}/dist/reveal.js"></script>\n'
+    '<script src="{{ resources.reveal.url_prefix }}/plugin/notes/notes.js"></script>\n'
+    + _JS % {"width": WIDTH, "height": HEIGHT}
+    + "{% endblock footer_js %}\n"
+)
+
+
+# What sanitised HTML may keep: the markup markdown produces, and no script, style, frame, form,
+# event handler or javascript: link. nbconvert's own clean_html keeps too little (it escapes
+# headings, paragraphs and images), so the decks use this list through the same switch.
+SAFE_TAGS = sorted(
+    set(bleach.ALLOWED_TAGS)
+    | {"h1", "h2", "h3", "h4", "h5", "h6", "p", "br", "hr", "div", "span", "pre", "img", "del"}
+    | {"table", "thead", "tbody", "tr", "th", "td", "caption", "sub", "sup", "kbd", "dl", "dt"}
+    | {"dd", "details", "summary", "figure", "figcaption", "s", "u", "small", "mark", "var"}
+)
+SAFE_ATTRIBUTES = {
+    "*": ["class", "id", "title"],
+    "a": ["href", "title", "rel", "target"],
+    "img": ["src", "alt", "title", "width", "height"],
+    "td": ["colspan", "rowspan", "align"],
+    "th": ["colspan", "rowspan", "align", "scope"],
+}
+
+
+def clean_html(element) -> str:
+    """Sanitise HTML from markdown or an output: unsafe markup is escaped, so it shows as text."""
+    element = element.decode() if isinstance(element, bytes) else str(element)
+    return bleach.clean(element, tags=SAFE_TAGS, attributes=SAFE_ATTRIBUTES)
+
+
+def _exporter() -> SlidesExporter:
+    exporter = SlidesExporter(
+        template_name="reveal",
+        template_file="course_deck.html.j2",
+        extra_loaders=[DictLoader({"course_deck.html.j2": _TEMPLATE})],
+    )
+    exporter.sanitize_html = True  # markdown and HTML outputs go through clean_html; no JS output
+    exporter.register_filter("clean_html", clean_html)
+    exporter.reveal_theme = "white"
+    exporter.reveal_transition = "none"
+    exporter.reveal_width, exporter.reveal_height = str(WIDTH), str(HEIGHT)
+    return exporter
+
+
+def export_deck(notebook, out_path: Path, static_dir: Path, exporter: SlidesExporter) -> Path:
+    """Write the deck of ``notebook`` (already prepared by :func:`slide_notebook`)."""
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    static = Path(os.path.relpath(static_dir, out_path.parent)).as_posix()
+    exporter.reveal_url_prefix = f"{static}/reveal.js"
+    resources = {
+        "metadata": {"name": out_path.stem.removesuffix(".slides"), "path": str(out_path.parent)},
+        "course": {"static": static},
+    }
+    body, _ = exporter.from_notebook_node(notebook, resources=resources)
+    out_path.write_text(rewrite_local_links(body, ".slides.html"), encoding="utf-8")
+    return out_path
+
+
+# ---------------------------------------------------------------- assets and the output folder
+
+
+def check_assets(static: Path) -> list[str]:
+    """Compare every copied file under ``static`` with its source; re-copy a damaged one.
+
+    Returns the files still wrong after the repair (empty when all is well). A file counts as
+    damaged when its size differs from the source's (a copy cut short, a 0-byte file)."""
+    wrong = []
+    for folder, (module, inside) in ASSET_SOURCES.items():
+        spec = importlib.util.find_spec(module)
+        if spec is None or not spec.submodule_search_locations:
+            continue  # vendor_assets has already said the package is missing
+        source = Path(next(iter(spec.submodule_search_locations))) / inside
+        copied = static / folder
+        files = [p for p in copied.rglob("*") if p.is_file()]
+        if not files:
+            wrong.append(f"{folder}/ (empty)")
+        for path in files:
+            original = source / path.relative_to(copied)
+            if not original.is_file():
+                continue
+            if path.stat().st_size != original.stat().st_size:
+                shutil.copy2(original, path)
+                if path.stat().st_size != original.stat().st_size:
+                    wrong.append(str(path.relative_to(static)))
+    needed = [
+        "mathjax/MathJax.js",
+        "mathjax/config/TeX-AMS-MML_HTMLorMML-full.js",
+        "reveal.js/dist/reveal.js",
+        "reveal.js/dist/reveal.css",
+        "reveal.js/dist/theme/white.css",
+        "reveal.js/plugin/notes/notes.js",
+    ]
+    wrong += [name for name in needed if not (static / name).is_file()]
+    return wrong
+
+
+def _replace_folder(fresh: Path, out_dir: Path) -> None:
+    """Put the finished build ``fresh`` at ``out_dir``; an older build there is removed."""
+    ours = (out_dir / MARKER).exists() or (  # or built before the marker existed
+        (out_dir / "index.html").is_file() and (out_dir / "_static" / "reveal.js").is_dir()
+    )
+    if out_dir.exists() and any(out_dir.iterdir()) and not ours:
+        raise RuntimeError(
+            f"{out_dir} is not empty and was not built by build_slides.py: choose another --out"
+        )
+    old = None
+    if out_dir.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
+        out_dir.rename(old / out_dir.name)
+    fresh.rename(out_dir)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def _index_page(decks: list[tuple[str, str]]) -> str:
@@ -54,9 +370,10 @@ def _index_page(decks: list[tuple[str, str]]) -> str:
 li {{ margin: 0.3em 0; }} kbd {{ border: 1px solid #999; border-radius: 3px; padding: 0 4px; }}</style>
 </head><body>
 <h1>Position in Transformers: lecture slides</h1>
-<p>One deck per notebook, built from its cells and committed outputs. Keys: <kbd>Space</kbd>
-next, <kbd>S</kbd> speaker view, <kbd>F</kbd> full screen, <kbd>Esc</kbd> overview. To run
-code live, open the notebook in JupyterLab instead (RISE extension).</p>
+<p>One deck per notebook, built from its cells and committed outputs: code is hidden unless the
+code is the point; figures and printed checks stay. Keys: <kbd>Space</kbd> next, <kbd>S</kbd>
+speaker view (with the lecturer's notes), <kbd>F</kbd> full screen, <kbd>Esc</kbd> overview. To
+run the code live, open the notebook in JupyterLab and start a RISE slideshow (see the README).</p>
 <ul>
 {rows}
 </ul>
@@ -66,19 +383,38 @@ code live, open the notebook in JupyterLab instead (RISE extension).</p>
 
 def build_slides(notebooks: list[Path], out_dir: Path, root: Path = ROOT) -> list[Path]:
     """Write one deck per notebook, an index and the glossary pages (from ``root/notebooks``)
-    into ``out_dir``; return the pages written."""
-    out_dir = Path(out_dir)
+    into ``out_dir``; return the pages written (paths inside ``out_dir``)."""
+    out_dir = Path(out_dir).resolve()
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    fresh = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.new-", dir=out_dir.parent))
+    fresh.chmod(0o755)  # mkdtemp makes it private; a built folder is for everyone to read
+    try:
+        pages = _build_into(notebooks, fresh, root)
+        (fresh / MARKER).write_text("built by scripts/build_slides.py\n", encoding="utf-8")
+        _replace_folder(fresh, out_dir)
+    except BaseException:
+        shutil.rmtree(fresh, ignore_errors=True)
+        raise
+    return [out_dir / page.relative_to(fresh) for page in pages]
+
+
+def _build_into(notebooks: list[Path], out_dir: Path, root: Path) -> list[Path]:
     static = vendor_assets(out_dir, reveal=True)
+    wrong = check_assets(static)
+    if wrong:
+        raise RuntimeError(f"copied assets are damaged and could not be repaired: {wrong}")
+    exporter = _exporter()
     pages, decks = [], []
     for path in notebooks:
-        notebook = nbformat.read(path, as_version=4)
-        tag_notebook(notebook)  # in memory only
+        path = Path(path)
+        notes_path = notes_file(path)
+        notes = read_notes(notes_path) if notes_path.is_file() else None
+        notebook = slide_notebook(nbformat.read(path, as_version=4), notes, path.name)
         name = page_name(path)
-        page = export_page(notebook, out_dir / f"{name}.slides.html", static, kind="slides")
-        pages.append(page)
+        pages.append(export_deck(notebook, out_dir / f"{name}.slides.html", static, exporter))
         title = notebook_title(notebook) or path.stem
         prefix = "Solutions: " if name.parent.name == "solutions" else ""
-        decks.append((prefix + title, page.relative_to(out_dir).as_posix()))
+        decks.append((prefix + title, pages[-1].relative_to(out_dir).as_posix()))
     for name in EXTRA_PAGES:  # notebooks link to them; a plain page, not a deck
         source = root / "notebooks" / f"{name}.md"
         if source.exists():

@@ -13,7 +13,13 @@ Rules (``metadata.slideshow.slide_type`` of each cell):
 - ``"subslide"`` for a markdown cell that opens with a ``### `` heading;
 - ``"skip"`` for the set-up cell (the first code cell: imports and seeds, nothing to present);
 - ``"-"`` (continue the current slide) for every other cell, except that an author's
-  ``"fragment"`` or ``"notes"`` on such a cell is kept.
+  ``"subslide"`` (a long section split by hand), ``"fragment"``, ``"skip"`` (left out of the
+  slides, kept in the lesson) or ``"notes"`` on such a cell is kept.
+
+Cell tags the slide build reads (``metadata.tags``): ``slide-show-code`` shows a code cell's code
+on the offline slides, where code is hidden by default (see ``notebooks/README.md``).
+``python scripts/tag_slides.py --authored`` lists every authored choice by cell id, so that it can
+be re-applied to another copy of the notebooks with ``--apply FILE``.
 
 The script is idempotent and touches nothing but that metadata: sources, outputs, execution
 counts and every other key stay as they are, and a notebook that already follows the rules is
@@ -23,15 +29,26 @@ not rewritten at all.
 from __future__ import annotations
 
 import argparse
+import copy
+import json
 import sys
 from pathlib import Path
 
 import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
-KEPT_BY_AUTHOR = ("fragment", "notes")  # presenter choices the rules do not override
+KEPT_BY_AUTHOR = ("subslide", "fragment", "skip", "notes")  # choices the rules keep
+SHOW_CODE_TAG = "slide-show-code"  # a code cell whose code is shown on the offline slides
 
-__all__ = ["course_notebooks", "slide_type_for", "tag_notebook", "main"]
+__all__ = [
+    "SHOW_CODE_TAG",
+    "apply_authored",
+    "authored_choices",
+    "course_notebooks",
+    "slide_type_for",
+    "tag_notebook",
+    "main",
+]
 
 
 def course_notebooks(root: Path = ROOT) -> list[Path]:
@@ -79,6 +96,46 @@ def tag_notebook(notebook) -> int:
     return changed
 
 
+def authored_choices(notebook) -> dict[str, dict]:
+    """The author's slide choices the rules would not make, by cell id: a kept slide type
+    (``"slide_type"``) and/or the ``slide-show-code`` tag (``"show_code": True``)."""
+    setup_index = next(
+        (i for i, cell in enumerate(notebook.cells) if cell.cell_type == "code"), None
+    )
+    choices: dict[str, dict] = {}
+    for index, cell in enumerate(notebook.cells):
+        choice = {}
+        current = cell.metadata.get("slideshow", {}).get("slide_type")
+        blank = nbformat.from_dict({**cell, "metadata": {}})
+        if current in KEPT_BY_AUTHOR and slide_type_for(blank, index, setup_index) != current:
+            choice["slide_type"] = current
+        if SHOW_CODE_TAG in cell.metadata.get("tags", []):
+            choice["show_code"] = True
+        if choice:
+            choices[cell.get("id", str(index))] = choice
+    return choices
+
+
+def apply_authored(notebook, choices: dict[str, dict]) -> list[str]:
+    """Set the choices of :func:`authored_choices` on the cells with those ids (in place), then
+    tag the rest by the rules; return the ids not found in ``notebook``."""
+    cells = {cell.get("id"): cell for cell in notebook.cells}
+    for cell_id, choice in choices.items():
+        cell = cells.get(cell_id)
+        if cell is None:
+            continue
+        if "slide_type" in choice:
+            cell.metadata["slideshow"] = {
+                **cell.metadata.get("slideshow", {}),
+                "slide_type": choice["slide_type"],
+            }
+        tags = cell.metadata.get("tags", [])
+        if choice.get("show_code") and SHOW_CODE_TAG not in tags:
+            cell.metadata["tags"] = [*tags, SHOW_CODE_TAG]
+    tag_notebook(notebook)
+    return [cell_id for cell_id in choices if cell_id not in cells]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: every notebook")
@@ -87,14 +144,39 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="change nothing; exit 1 if a notebook does not follow the rules",
     )
+    parser.add_argument(
+        "--authored",
+        action="store_true",
+        help="print the authors' choices (subslides, skips, slide-show-code) as JSON",
+    )
+    parser.add_argument(
+        "--apply",
+        type=Path,
+        metavar="FILE",
+        help="set the choices of FILE (JSON from --authored), then tag by the rules",
+    )
     args = parser.parse_args(argv)
 
     paths = [p.resolve() for p in args.notebooks] or course_notebooks()
+    names = [p.relative_to(ROOT).as_posix() if p.is_relative_to(ROOT) else str(p) for p in paths]
+    if args.authored:
+        every = {
+            name: authored_choices(nbformat.read(path, as_version=4))
+            for name, path in zip(names, paths, strict=True)
+        }
+        print(json.dumps({name: c for name, c in every.items() if c}, indent=1))
+        return 0
+    wanted = json.loads(args.apply.read_text(encoding="utf-8")) if args.apply else {}
     untagged = []
-    for path in paths:
+    for path, name in zip(paths, names, strict=True):
         notebook = nbformat.read(path, as_version=4)
-        changed = tag_notebook(notebook)
-        name = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+        before = copy.deepcopy(notebook)
+        if name in wanted:
+            missing = apply_authored(notebook, wanted[name])
+            if missing:
+                print(f"{name}: no cell with id {missing}; those choices are not applied")
+        tag_notebook(notebook)
+        changed = sum(old != new for old, new in zip(before.cells, notebook.cells, strict=True))
         if changed:
             untagged.append(str(name))
             if not args.check:

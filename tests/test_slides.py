@@ -1,8 +1,16 @@
-"""Slide metadata: the tagging rules of scripts/tag_slides.py, and every notebook carries them."""
+"""Slides: the tagging rules of scripts/tag_slides.py (every notebook carries them, authored
+subslides survive), the deck build of scripts/build_slides.py (code hidden unless tagged, speaker
+notes merged, HTML sanitised, fresh-folder build, damaged assets repaired) and RISE in JupyterLab.
+
+The real-browser checks (fit at 1280x720, text sizes, speaker view) are in
+tests/test_slides_browser.py."""
 
 from __future__ import annotations
 
 import copy
+import json
+import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -12,6 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
+import build_slides  # noqa: E402
 import tag_slides  # noqa: E402
 
 NOTEBOOKS = tag_slides.course_notebooks(ROOT)
@@ -36,9 +45,17 @@ def _lesson() -> nbformat.NotebookNode:
         new_md("\n### A detail\n\nMore."),
         new_md("Plain prose, not a heading: ## inside a line."),
         new_code("x = 3", execution_count=3),
+        new_md("Second half of the section, split by the author."),
+        new_code(
+            "print('shown')",
+            execution_count=4,
+            outputs=[nbformat.v4.new_output("stream", name="stdout", text="shown\n")],
+        ),
         new_md("## Exercises"),
     ]
     cells[6].metadata["slideshow"] = {"slide_type": "fragment"}
+    cells[7].metadata["slideshow"] = {"slide_type": "subslide"}
+    cells[8].metadata["tags"] = [tag_slides.SHOW_CODE_TAG]
     notebook = nbformat.v4.new_notebook(cells=cells)
     notebook.metadata["kernelspec"] = {
         "name": "python3",
@@ -59,9 +76,11 @@ def test_rules_give_each_cell_its_slide_type():
         "subslide",
         "-",
         "fragment",
+        "subslide",
+        "-",
         "slide",
     ]
-    assert changed == 7  # every cell but the author's fragment
+    assert changed == 8  # every cell but the author's fragment and subslide
 
 
 def test_tagging_changes_only_slide_metadata():
@@ -116,3 +135,162 @@ def test_every_notebook_carries_slide_metadata(path):
     assert tag_slides.tag_notebook(notebook) == 0, (
         f"{path.name}: slide types do not follow the rules; run scripts/tag_slides.py"
     )
+
+
+def test_authored_choices_round_trip_by_cell_id(tmp_path):
+    base = _lesson()
+    notebook = copy.deepcopy(base)
+    tag_slides.tag_notebook(notebook)
+    choices = tag_slides.authored_choices(notebook)
+    ids = [cell.id for cell in notebook.cells]
+    # rule-given types (title, set-up skip, ### subslide) are not authored choices
+    assert choices == {
+        ids[6]: {"slide_type": "fragment"},
+        ids[7]: {"slide_type": "subslide"},
+        ids[8]: {"show_code": True},
+    }
+    fresh = copy.deepcopy(base)
+    for cell in fresh.cells:
+        cell.metadata.pop("slideshow", None)
+        cell.metadata.pop("tags", None)
+    assert tag_slides.apply_authored(fresh, {**choices, "gone": {"slide_type": "skip"}}) == ["gone"]
+    assert _slide_types(fresh) == _slide_types(notebook)
+    assert fresh.cells[8].metadata["tags"] == [tag_slides.SHOW_CODE_TAG]
+
+    path = tmp_path / "99_lesson.ipynb"
+    nbformat.write(fresh, path)
+    record = tmp_path / "choices.json"
+    record.write_text(json.dumps({str(path): choices}), encoding="utf-8")
+    assert tag_slides.main([str(path), "--apply", str(record), "--check"]) == 0
+
+
+# ---------------------------------------------------------------- the deck build
+
+
+def test_code_is_hidden_on_slides_unless_tagged():
+    deck = build_slides.slide_notebook(_lesson())
+    by_source = {cell.source: cell for cell in deck.cells}
+    assert by_source["print(1 + 1)"].metadata["slide_hide_code"] is True
+    assert "slide_hide_code" not in by_source["print('shown')"].metadata
+    assert by_source["x = 3"].metadata["slideshow"]["slide_type"] == "skip", "empty and hidden"
+    assert by_source["print(1 + 1)"].metadata["slideshow"]["slide_type"] == "-"
+
+
+NOTES = """# Speaker notes, lesson 99
+
+## First section
+
+- Ask what a set is.
+
+**Ask the room:** does order matter?
+**Minutes:** 5
+
+## Not a section of the lesson
+
+- never merged
+"""
+
+
+def test_notes_become_reveal_notes_of_their_section(tmp_path):
+    path = tmp_path / "99_notes.md"
+    path.write_text(NOTES, encoding="utf-8")
+    notes = build_slides.read_notes(path)
+    assert list(notes) == ["First section", "Not a section of the lesson"]
+    assert notes["First section"].startswith("- Ask what a set is.")
+    assert notes["First section"].endswith("**Minutes:** 5")
+
+    notebook = _lesson()
+    assert build_slides.merge_notes(notebook, notes) == ["Not a section of the lesson"]
+    index = next(i for i, c in enumerate(notebook.cells) if c.source.startswith("## First"))
+    note = notebook.cells[index + 1]
+    assert note.metadata["slideshow"] == {"slide_type": "notes"}
+    assert "Ask the room" in note.source and "\n\n**Minutes:** 5" in note.source
+    assert build_slides.notes_file(Path("notebooks/07_masks.ipynb")) == Path(
+        "notebooks/lectures/07_notes.md"
+    )
+
+
+def _tmp_course(tmp_path) -> Path:
+    notebooks = tmp_path / "notebooks"
+    (notebooks / "lectures").mkdir(parents=True)
+    lesson = _lesson()
+    lesson.cells[2].source += "\n\n<script>alert('x')</script> <b>bold</b>"
+    nbformat.write(lesson, notebooks / "99_lesson.ipynb")
+    (notebooks / "lectures" / "99_notes.md").write_text(NOTES, encoding="utf-8")
+    return notebooks / "99_lesson.ipynb"
+
+
+def test_deck_has_notes_hidden_code_and_sanitised_html(tmp_path):
+    source = _tmp_course(tmp_path)
+    pages = build_slides.build_slides([source], tmp_path / "out", root=tmp_path)
+    deck = (tmp_path / "out" / "99_lesson.slides.html").read_text(encoding="utf-8")
+    assert tmp_path / "out" / "99_lesson.slides.html" in pages
+    assert re.search(r'<aside class="notes">.*Ask the room.*</aside>', deck, re.DOTALL)
+    assert "never merged" not in deck
+    assert "print(1 + 1)" not in deck and "2\n</pre>" in deck, "code hidden, output kept"
+    assert "print" in deck and "shown\n</pre>" in deck  # the tagged cell shows its code
+    assert "<script>alert" not in deck and "&lt;script&gt;alert" in deck
+    assert "<b>bold</b>" in deck and re.search(r"<h2[^>]*>First section", deck)
+    assert "width: 1280, height: 720" in deck and "margin: 0" in deck
+
+
+def test_build_replaces_the_output_folder_at_the_end(tmp_path, monkeypatch):
+    source = _tmp_course(tmp_path)
+    out = tmp_path / "out"
+    build_slides.build_slides([source], out, root=tmp_path)
+    (out / "stale.slides.html").write_text("from an older build", encoding="utf-8")
+    build_slides.build_slides([source], out, root=tmp_path)
+    assert not (out / "stale.slides.html").exists(), "pages of earlier builds stay"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notebooks", "out"], "leftovers"
+
+    before = sorted(p.relative_to(out) for p in out.rglob("*"))
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(build_slides, "export_deck", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        build_slides.build_slides([source], out, root=tmp_path)
+    assert sorted(p.relative_to(out) for p in out.rglob("*")) == before, "output damaged"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notebooks", "out"], "leftovers"
+
+
+def test_build_refuses_to_replace_a_folder_it_did_not_build(tmp_path):
+    source = _tmp_course(tmp_path)
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "thesis.tex").write_text("keep me", encoding="utf-8")
+    with pytest.raises(RuntimeError, match="not built by build_slides"):
+        build_slides.build_slides([source], precious, root=tmp_path)
+    assert (precious / "thesis.tex").read_text(encoding="utf-8") == "keep me"
+
+
+def test_damaged_assets_are_repaired(tmp_path):
+    static = build_slides.vendor_assets(tmp_path, reveal=True)
+    reveal = static / "reveal.js" / "dist" / "reveal.js"
+    size = reveal.stat().st_size
+    reveal.write_bytes(b"")  # what an interrupted copy leaves
+    mathjax = static / "mathjax" / "MathJax.js"
+    mathjax.write_bytes(mathjax.read_bytes()[:100])
+    assert build_slides.check_assets(static) == []
+    assert reveal.stat().st_size == size > 10_000
+    notes = static / "reveal.js" / "plugin" / "notes" / "notes.js"
+    notes.unlink()
+    assert build_slides.check_assets(static) == ["reveal.js/plugin/notes/notes.js"]
+
+
+# ---------------------------------------------------------------- live slides (RISE)
+
+
+def test_rise_is_installed_and_enabled_in_jupyterlab():
+    jupyter = Path(sys.executable).with_name("jupyter")
+    if not jupyter.exists():
+        pytest.skip("no jupyter command next to this Python")
+    result = subprocess.run(
+        [str(jupyter), "labextension", "list"], capture_output=True, text=True, check=True
+    )
+    listing = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout + result.stderr)
+    line = next((ln for ln in listing.splitlines() if "jupyterlab-rise" in ln), "")
+    assert "enabled" in line and "OK" in line, f"jupyterlab-rise not enabled:\n{listing}"
+    pins = (ROOT / "requirements.txt").read_text(encoding="utf-8")
+    assert re.search(r"^jupyterlab-rise==", pins, re.MULTILINE)
