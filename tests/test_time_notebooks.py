@@ -24,7 +24,9 @@ def test_readme_course_map_and_notebook_headers_state_the_same_run_times():
     for path in LESSONS:
         stated = tn.header_seconds(nbformat.read(path, as_version=4))
         assert stated is not None and stated > 0, f"{path.name}: no run time in its header"
-        assert table[path.name] == stated, f"{path.name}: README {table[path.name]} s, header {stated} s"
+        assert table[path.name] == stated, (
+            f"{path.name}: README {table[path.name]} s, header {stated} s"
+        )
     for path in SOLUTIONS:
         assert tn.header_seconds(nbformat.read(path, as_version=4)), f"{path.name}: no run time"
     assert tn.disagreements(LESSONS + SOLUTIONS, readme) == []
@@ -39,7 +41,8 @@ def test_live_lessons_state_times_within_the_budget():
 
 
 @pytest.mark.parametrize(
-    ("seconds", "stated"), [(0.2, 1), (3.2, 4), (10.0, 10), (10.2, 15), (21, 25), (60, 60), (62, 70)]
+    ("seconds", "stated"),
+    [(0.2, 1), (3.2, 4), (10.0, 10), (10.2, 15), (21, 25), (60, 60), (62, 70)],
 )
 def test_round_up(seconds, stated):
     assert tn.round_up(seconds) == stated
