@@ -123,7 +123,7 @@ def make_dataset(
     The global random state is neither used nor changed, so a held-out set drawn with another
     seed stays the same whatever the notebook did before.
     """
-    seed = check_int("seed", seed, minimum=0)
+    seed = check_int("seed", seed, minimum=0, maximum=2**64 - 1)
     num_sequences = check_int("num_sequences", num_sequences, minimum=1)
     generator = torch.Generator().manual_seed(seed)
     return make_batch(task, num_sequences, num_symbols, min_len, max_len, generator)
@@ -138,7 +138,7 @@ def batch_stream(
     seed: int = 0,
 ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
     """An endless, seeded stream of fresh batches: every training step sees new sequences."""
-    seed = check_int("seed", seed, minimum=0)
+    seed = check_int("seed", seed, minimum=0, maximum=2**64 - 1)
     make_batch(task, batch_size, num_symbols, min_len, max_len)  # validate now, not at next()
     return _stream(task, batch_size, num_symbols, min_len, max_len, seed)
 
@@ -165,7 +165,7 @@ def iterate_minibatches(
             f"src and tgt must have the same number of rows, got {src.shape[0]} and {tgt.shape[0]}"
         )
     batch_size = check_int("batch_size", batch_size, minimum=1)
-    seed = check_int("seed", seed, minimum=0)
+    seed = check_int("seed", seed, minimum=0, maximum=2**64 - 1)
     if not isinstance(shuffle, bool):
         raise TypeError(f"shuffle must be a bool, got {shuffle!r}")
     if shuffle:

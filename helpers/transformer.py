@@ -26,7 +26,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ._checks import check_choice, check_int, check_probability, check_tensor
+from ._checks import check_choice, check_int, check_probability, check_same_dtype, check_tensor
 from .attention import MultiHeadAttention, causal_mask, to_ignore_mask
 from .encodings import POSITIONAL_KINDS, TokenAndPositionEmbedding, alibi_bias
 
@@ -158,6 +158,7 @@ class EncoderLayer(nn.Module):
         need_weights: bool = False,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         _check_width("x", x, self.d_model)
+        check_same_dtype("x", x, "the layer's weights", self.norm1.weight)
         if self.norm_first:  # pre-LN: x + Dropout(sublayer(LayerNorm(x)))
             h = self.norm1(x)
             a, weights = self.self_attn(h, h, h, mask, need_weights, attn_bias)
