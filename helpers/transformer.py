@@ -634,6 +634,10 @@ def greedy_decode(
             f"got {type(model).__name__}"
         )
     check_tensor("src", src, ndim=2, integer=True)
+    if src.numel() == 0:
+        raise ValueError(
+            f"src must hold at least one sequence of one token, got shape {tuple(src.shape)}"
+        )
     max_len = check_int("max_len", max_len, minimum=1)
     vocab = getattr(model, "tgt_vocab_size", None)  # None: a model that does not say
     for name, value in (("bos_id", bos_id), ("eos_id", eos_id), ("pad_id", pad_id)):
