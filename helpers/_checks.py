@@ -21,6 +21,7 @@ __all__ = [
     "check_tensor",
     "check_device",
     "check_same_dtype",
+    "check_ids",
 ]
 
 
@@ -150,3 +151,13 @@ def check_same_dtype(name: str, value: torch.Tensor, owner: str, reference: torc
             f"{name} must have the dtype of {owner}, {reference.dtype}, got {value.dtype}: "
             f"convert one of them, e.g. {name}.to({reference.dtype})"
         )
+
+
+def check_ids(name: str, value: torch.Tensor, vocab_size: int) -> torch.Tensor:
+    """Return ``value`` if its token ids all lie in ``[0, vocab_size)``."""
+    if value.numel() and (value.min() < 0 or value.max() >= vocab_size):
+        raise ValueError(
+            f"{name} must lie in [0, vocab_size={vocab_size}), got values from "
+            f"{int(value.min())} to {int(value.max())}"
+        )
+    return value

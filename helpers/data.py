@@ -60,6 +60,12 @@ def apply_task(task: str, src: torch.Tensor, pad_id: int = PAD_ID) -> torch.Tens
     check_tensor("src", src, ndim=2, integer=True)
     pad_id = check_int("pad_id", pad_id)
     is_token = src != pad_id  # (B, L)
+    if (is_token[:, 1:] & ~is_token[:, :-1]).any():
+        row = int((is_token[:, 1:] & ~is_token[:, :-1]).any(dim=1).nonzero()[0])
+        raise ValueError(
+            f"src must hold padding (pad_id={pad_id}) only at the end of each row, got row {row}: "
+            f"{src[row].tolist()}"
+        )
     lengths = is_token.sum(dim=1, keepdim=True)  # (B, 1)
     if task == "copy":
         return src.clone()

@@ -736,6 +736,14 @@ CASES += [
     Bad(transformer.greedy_decode,
         lambda: transformer.greedy_decode(model(), tokens(1, 0), 3, 1, 2),
         ValueError, "src", "(1, 0)", "greedy_decode-empty-src"),
+    Bad(data.apply_task, lambda: data.apply_task("reverse", torch.tensor([[3, 0, 4, 5]])),
+        ValueError, "src", "[3, 0, 4, 5]", "apply_task-pad-mid-row"),
+    Bad(Transformer.forward, lambda: model()(tokens(2, 3), tokens(3, 3)),
+        ValueError, "src and tgt", "(3, 3)", "Transformer.forward-batch-mismatch"),
+    Bad(Transformer.encode, lambda: model().encode(tokens(1, 3) + 8),
+        ValueError, "src", "11", "Transformer.encode-src-id-past-vocab"),
+    Bad(Transformer.decode, lambda: model().decode(tokens(1, 3) + 8, t(1, 3, 8)),
+        ValueError, "tgt", "11", "Transformer.decode-tgt-id-past-vocab"),
 ]
 # fmt: on
 
@@ -887,3 +895,9 @@ def test_exemptions_and_targets_are_still_public():
     stale = [_label(obj) for obj in EXEMPT if id(obj) not in public]
     stale += sorted({c.id for c in CASES if id(c.target) not in public})
     assert not stale, f"cases or exemptions for names that are no longer public: {stale}"
+
+
+def test_plot_attention_accepts_bfloat16():
+    weights = torch.tensor([[0.25, 0.75], [0.5, 0.5]], dtype=torch.bfloat16)
+    plotted = plots.plot_attention(weights)  # returns the array it plots
+    np.testing.assert_allclose(plotted, [[0.25, 0.75], [0.5, 0.5]])
