@@ -271,7 +271,7 @@ def test_greedy_decode_catches_max_len_ignored_and_copying(capsys):
         return greedy_decode(exercises.transformer.ToyCopyModel(), src, max_len, bos, eos)
 
     assert exercises.check_greedy_decode(ignores_max_len) is False
-    assert "max_len=3" in capsys.readouterr().out
+    assert "max_len=3" in capsys.readouterr().out  # the first case
     assert exercises.check_greedy_decode(copies_source) is False
     assert "adds 1" in capsys.readouterr().out
 
