@@ -270,6 +270,7 @@ def train(
     """
     num_steps = check_int("num_steps", num_steps, minimum=1)
     d_model = check_int("model.d_model", getattr(model, "d_model", None), minimum=1)
+    lr_factor = check_positive_float("lr_factor", lr_factor)  # named as the caller wrote it
     optimizer = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
     scheduler = noam_scheduler(
         optimizer, d_model, warmup_steps, lr_factor, num_steps, cooldown_steps
