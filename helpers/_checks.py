@@ -7,6 +7,7 @@ what was expected, e.g. ``d_model must be an even positive integer, got 7``.
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import torch
@@ -18,11 +19,16 @@ __all__ = [
     "check_probability",
     "check_choice",
     "check_tensor",
+    "check_device",
+    "check_same_dtype",
+    "check_ids",
 ]
 
 
-def check_int(name: str, value: object, minimum: int | None = None) -> int:
-    """Return ``value`` if it is an integer (not a bool) of at least ``minimum``."""
+def check_int(
+    name: str, value: object, minimum: int | None = None, maximum: int | None = None
+) -> int:
+    """Return ``value`` if it is an integer (not a bool) in ``[minimum, maximum]``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {value!r} of type {type(value).__name__}")
     if minimum is not None and value < minimum:
@@ -33,6 +39,8 @@ def check_int(name: str, value: object, minimum: int | None = None) -> int:
         else:
             expected = f"an integer >= {minimum}"
         raise ValueError(f"{name} must be {expected}, got {value!r}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be an integer <= {maximum}, got {value!r}")
     return int(value)
 
 
@@ -52,8 +60,8 @@ def check_positive_float(name: str, value: object) -> float:
         raise TypeError(
             f"{name} must be a real number, got {value!r} of type {type(value).__name__}"
         )
-    if not value > 0:  # also rejects NaN
-        raise ValueError(f"{name} must be > 0, got {value!r}")
+    if not 0 < value < math.inf:  # also rejects NaN
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
     return float(value)
 
 
@@ -108,5 +116,48 @@ def check_tensor(
     if boolean and value.dtype != torch.bool:
         raise TypeError(
             f"{name} must be a boolean tensor (True = may attend), got dtype {value.dtype}"
+        )
+    return value
+
+
+def check_device(name: str, value: object) -> torch.device | None:
+    """Return ``value`` as a ``torch.device`` (None stays None) if this machine has it."""
+    if value is None:
+        return None
+    if not isinstance(value, (str, torch.device)):
+        raise TypeError(
+            f"{name} must be a torch.device or a string such as 'cpu', got {type(value).__name__}"
+        )
+    try:
+        device = torch.device(value)
+    except RuntimeError:
+        raise ValueError(
+            f"{name} must name a torch device such as 'cpu', 'cuda' or 'mps', got {value!r}"
+        ) from None
+    available = {
+        "cuda": torch.cuda.is_available(),
+        "mps": getattr(torch.backends, "mps", None) is not None
+        and torch.backends.mps.is_available(),
+    }
+    if not available.get(device.type, True):
+        raise ValueError(f"{name} is {value!r}, but this machine has no {device.type} device")
+    return device
+
+
+def check_same_dtype(name: str, value: torch.Tensor, owner: str, reference: torch.Tensor) -> None:
+    """Raise ``TypeError`` unless ``value`` has the dtype of ``reference`` (e.g. a weight)."""
+    if value.dtype != reference.dtype:
+        raise TypeError(
+            f"{name} must have the dtype of {owner}, {reference.dtype}, got {value.dtype}: "
+            f"convert one of them, e.g. {name}.to({reference.dtype})"
+        )
+
+
+def check_ids(name: str, value: torch.Tensor, vocab_size: int) -> torch.Tensor:
+    """Return ``value`` if its token ids all lie in ``[0, vocab_size)``."""
+    if value.numel() and (value.min() < 0 or value.max() >= vocab_size):
+        raise ValueError(
+            f"{name} must lie in [0, vocab_size={vocab_size}), got values from "
+            f"{int(value.min())} to {int(value.max())}"
         )
     return value

@@ -14,7 +14,14 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ._checks import check_int, check_positive_float, check_probability, check_tensor
+from ._checks import (
+    check_device,
+    check_int,
+    check_positive_float,
+    check_probability,
+    check_same_dtype,
+    check_tensor,
+)
 from .encodings.relative import RelativePositionEmbedding
 from .encodings.rotary import apply_rotary
 
@@ -53,7 +60,8 @@ def scaled_dot_product_attention(
     Shapes: ``q (..., L_q, d_k)``, ``k (..., L_k, d_k)``, ``v (..., L_k, d_v)``; ``mask`` a
     boolean tensor (True = may attend) and ``bias`` a float tensor, each broadcastable to
     ``(..., L_q, L_k)``. Returns ``(output (..., L_q, d_v), weights (..., L_q, L_k))``.
-    A query row whose keys are all masked gets zero weights and a zero output, never NaN.
+    A query row with no visible key (all masked, or a bias of all ``-inf``) gets zero weights
+    and a zero output, never NaN (NaN in the inputs still gives NaN, as in torch).
     """
     for name, x in (("q", q), ("k", k), ("v", v)):
         check_tensor(name, x, min_ndim=2, floating=True)
@@ -88,10 +96,10 @@ def scaled_dot_product_attention(
         check_tensor("mask", mask, boolean=True)
         _check_broadcasts_into("mask", mask, scores.shape)
         scores = scores.masked_fill(~mask, float("-inf"))
-        # A row with no visible key would be softmax(all -inf) = NaN: give it finite scores
-        # here and zero its weights below.
-        scores = scores.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
-    weights = torch.softmax(scores, dim=-1)
+    # A row with no visible key (masked, or a bias of all -inf) would be softmax(all -inf) =
+    # NaN: give it finite scores here and zero its weights below.
+    empty = torch.isneginf(scores).all(dim=-1, keepdim=True)  # (..., L_q, 1)
+    weights = torch.softmax(scores.masked_fill(empty, 0.0), dim=-1).masked_fill(empty, 0.0)
     if mask is not None:
         weights = weights.masked_fill(~mask, 0.0)
     if dropout_p > 0.0:
@@ -105,6 +113,7 @@ def causal_mask(seq_len: int, device: torch.device | str | None = None) -> torch
     Query ``i`` may attend to keys ``j <= i``: no position sees the future.
     """
     seq_len = check_int("seq_len", seq_len, minimum=1)
+    device = check_device("device", device)
     return torch.ones(seq_len, seq_len, dtype=torch.bool, device=device).tril()
 
 
@@ -210,6 +219,7 @@ class MultiHeadAttention(nn.Module):
     def _check_inputs(self, query, key, value) -> None:
         for name, x in (("query", query), ("key", key), ("value", value)):
             check_tensor(name, x, ndim=3, floating=True)
+            check_same_dtype(name, x, "the module's weights", self.q_proj.weight)
             if x.shape[-1] != self.d_model:
                 raise ValueError(
                     f"{name} must have last dimension d_model={self.d_model}, "
@@ -242,6 +252,13 @@ class MultiHeadAttention(nn.Module):
             raise TypeError(f"need_weights must be a bool, got {need_weights!r}")
         if mask is not None:
             check_tensor("mask", mask, boolean=True)
+            if _ambiguous_2d(mask, query.shape[0], query.shape[1], key.shape[1]):
+                batch = query.shape[0]
+                raise ValueError(
+                    f"mask of shape {tuple(mask.shape)} is ambiguous when batch size == L_q "
+                    f"== {batch}: a 2-D mask is read as (L_q, L_k); give a key-padding mask as "
+                    f"(B, 1, 1, L_k)"
+                )
             if mask.ndim == 3 and mask.shape[0] != 1:
                 # (B, L_q, L_k) would line B up with the heads axis and broadcast silently wrong.
                 raise ValueError(
@@ -270,21 +287,33 @@ class MultiHeadAttention(nn.Module):
         return self.out_proj(self._merge_heads(out)), weights
 
 
+def _ambiguous_2d(mask: torch.Tensor, batch: int, len_q: int, len_k: int) -> bool:
+    """A 2-D mask that may be (B, L_k) key padding read as (L_q, L_k): B == L_q, not causal."""
+    if mask.ndim != 2 or batch != len_q or batch == 1 or mask.shape != (batch, len_k):
+        return False
+    return not torch.equal(mask, causal_mask(len_q).to(mask.device)[:, :len_k])
+
+
 def _fused_attention(q, k, v, mask, dropout_p, bias) -> torch.Tensor:
     """PyTorch's fused kernel with the course's guarantees (checked shapes, no NaN rows)."""
     scores_shape = q.shape[:-1] + k.shape[-2:-1]  # (B, H, L_q, L_k)
-    attn_mask = None
+    visible = None  # where a key is visible: mask True and bias above -inf
     if mask is not None:
         check_tensor("mask", mask, boolean=True)
         _check_broadcasts_into("mask", mask, scores_shape)
-        # Open rows with no visible key, so that no kernel meets softmax(all -inf) = NaN
-        # (forward or backward); their output is zeroed below.
-        attn_mask = mask | ~mask.any(dim=-1, keepdim=True)
+        visible = mask
     if bias is not None:
         check_tensor("bias", bias, floating=True)
         _check_broadcasts_into("bias", bias, scores_shape)
+        visible = ~torch.isneginf(bias) if visible is None else visible & ~torch.isneginf(bias)
+    if visible is None:
+        return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p)
+    # Open rows with no visible key, so that no kernel meets softmax(all -inf) = NaN
+    # (forward or backward); their output is zeroed below, as in the readable path.
+    empty = ~visible.any(dim=-1, keepdim=True)  # (..., L_q, 1)
+    attn_mask = None if mask is None else mask | empty
+    if bias is not None:
+        bias = torch.where(empty, 0.0, bias)
         attn_mask = bias if mask is None else torch.where(attn_mask, bias, float("-inf"))
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, dropout_p=dropout_p)
-    if mask is not None:  # rows with no visible key: zeros, as in the readable path
-        out = out.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
-    return out
+    return out.masked_fill(empty, 0.0)

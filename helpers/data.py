@@ -60,6 +60,12 @@ def apply_task(task: str, src: torch.Tensor, pad_id: int = PAD_ID) -> torch.Tens
     check_tensor("src", src, ndim=2, integer=True)
     pad_id = check_int("pad_id", pad_id)
     is_token = src != pad_id  # (B, L)
+    if (is_token[:, 1:] & ~is_token[:, :-1]).any():
+        row = int((is_token[:, 1:] & ~is_token[:, :-1]).any(dim=1).nonzero()[0])
+        raise ValueError(
+            f"src must hold padding (pad_id={pad_id}) only at the end of each row, got row {row}: "
+            f"{src[row].tolist()}"
+        )
     lengths = is_token.sum(dim=1, keepdim=True)  # (B, 1)
     if task == "copy":
         return src.clone()
@@ -123,7 +129,7 @@ def make_dataset(
     The global random state is neither used nor changed, so a held-out set drawn with another
     seed stays the same whatever the notebook did before.
     """
-    seed = check_int("seed", seed, minimum=0)
+    seed = check_int("seed", seed, minimum=0, maximum=2**64 - 1)
     num_sequences = check_int("num_sequences", num_sequences, minimum=1)
     generator = torch.Generator().manual_seed(seed)
     return make_batch(task, num_sequences, num_symbols, min_len, max_len, generator)
@@ -138,7 +144,7 @@ def batch_stream(
     seed: int = 0,
 ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
     """An endless, seeded stream of fresh batches: every training step sees new sequences."""
-    seed = check_int("seed", seed, minimum=0)
+    seed = check_int("seed", seed, minimum=0, maximum=2**64 - 1)
     make_batch(task, batch_size, num_symbols, min_len, max_len)  # validate now, not at next()
     return _stream(task, batch_size, num_symbols, min_len, max_len, seed)
 
@@ -165,7 +171,7 @@ def iterate_minibatches(
             f"src and tgt must have the same number of rows, got {src.shape[0]} and {tgt.shape[0]}"
         )
     batch_size = check_int("batch_size", batch_size, minimum=1)
-    seed = check_int("seed", seed, minimum=0)
+    seed = check_int("seed", seed, minimum=0, maximum=2**64 - 1)
     if not isinstance(shuffle, bool):
         raise TypeError(f"shuffle must be a bool, got {shuffle!r}")
     if shuffle:

@@ -51,7 +51,10 @@ def set_style(dpi: int = 80) -> None:
 
 def _as_numpy(values) -> np.ndarray:
     if hasattr(values, "detach"):
-        values = values.detach().cpu().numpy()
+        values = values.detach().cpu()
+        if str(values.dtype) == "torch.bfloat16":  # NumPy has no bfloat16
+            values = values.float()
+        values = values.numpy()
     return np.asarray(values)
 
 

@@ -133,6 +133,14 @@ def sequence_loss(
         )
     pad_id = check_int("pad_id", pad_id)
     label_smoothing = check_probability("label_smoothing", label_smoothing)
+    counted = targets != pad_id
+    if not counted.any():
+        raise ValueError(f"targets must hold at least one token other than pad_id={pad_id}")
+    if targets[counted].min() < 0 or targets[counted].max() >= logits.shape[-1]:
+        raise ValueError(
+            f"targets must be ids in [0, vocab) = [0, {logits.shape[-1]}) or pad_id, got ids "
+            f"from {targets[counted].min().item()} to {targets[counted].max().item()}"
+        )
     return F.cross_entropy(
         logits.flatten(0, 1),  # (B * T, vocab)
         targets.flatten(),  # (B * T,)
@@ -157,6 +165,8 @@ def _compare(predictions, targets, pad_id) -> tuple[torch.Tensor, torch.Tensor]:
             f"{predictions.shape[0]} and {targets.shape[0]}"
         )
     pad_id = check_int("pad_id", pad_id)
+    if not (targets != pad_id).any():
+        raise ValueError(f"targets must hold at least one token other than pad_id={pad_id}")
     predictions = _pad_to(predictions, targets.shape[1], pad_id)
     return predictions == targets, targets != pad_id  # (B, T) each
 
@@ -260,6 +270,7 @@ def train(
     """
     num_steps = check_int("num_steps", num_steps, minimum=1)
     d_model = check_int("model.d_model", getattr(model, "d_model", None), minimum=1)
+    lr_factor = check_positive_float("lr_factor", lr_factor)  # named as the caller wrote it
     optimizer = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
     scheduler = noam_scheduler(
         optimizer, d_model, warmup_steps, lr_factor, num_steps, cooldown_steps
@@ -274,6 +285,11 @@ def train(
 
     if not isinstance(batches, Iterable):
         raise TypeError(f"batches must be an iterable of (src, tgt), got {type(batches).__name__}")
+    if isinstance(batches, (tuple, list)) and all(isinstance(b, torch.Tensor) for b in batches):
+        raise TypeError(
+            "batches must be an iterable of (src, tgt) pairs, got one pair of tensors; pass a "
+            "stream such as helpers.data.batch_stream(...) or itertools.repeat((src, tgt))"
+        )
     batches = iter(batches)
     history = TrainingHistory()
     model.train()

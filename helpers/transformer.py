@@ -26,7 +26,14 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ._checks import check_choice, check_int, check_probability, check_tensor
+from ._checks import (
+    check_choice,
+    check_ids,
+    check_int,
+    check_probability,
+    check_same_dtype,
+    check_tensor,
+)
 from .attention import MultiHeadAttention, causal_mask, to_ignore_mask
 from .encodings import POSITIONAL_KINDS, TokenAndPositionEmbedding, alibi_bias
 
@@ -108,6 +115,16 @@ def _check_width(name: str, x: object, d_model: int, ndim: int | None = 3) -> No
         )
 
 
+def _check_same_batch(src: object, tgt: object) -> None:
+    check_tensor("src", src, ndim=2, integer=True)
+    check_tensor("tgt", tgt, ndim=2, integer=True)
+    if src.shape[0] != tgt.shape[0]:
+        raise ValueError(
+            f"src and tgt must have the same batch size, got src {tuple(src.shape)} and "
+            f"tgt {tuple(tgt.shape)}"
+        )
+
+
 def _check_layer_args(d_model: int, num_heads: int, d_ff: int, dropout: float, norm_first):
     check_int("d_model", d_model, minimum=1)
     check_int("num_heads", num_heads, minimum=1)
@@ -158,6 +175,7 @@ class EncoderLayer(nn.Module):
         need_weights: bool = False,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         _check_width("x", x, self.d_model)
+        check_same_dtype("x", x, "the layer's weights", self.norm1.weight)
         if self.norm_first:  # pre-LN: x + Dropout(sublayer(LayerNorm(x)))
             h = self.norm1(x)
             a, weights = self.self_attn(h, h, h, mask, need_weights, attn_bias)
@@ -357,6 +375,7 @@ class Transformer(nn.Module):
     ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
         """``src (B, S)`` -> ``memory (B, S, d_model)`` [and a list of ``(B, H, S, S)``]."""
         check_tensor("src", src, ndim=2, integer=True)
+        check_ids("src", src, self.src_embedding.vocab_size)
         batch, src_len = src.shape
         _check_mask("src_mask", src_mask, (batch, 1, 1, src_len))
         x = self.src_embedding(src)  # (B, S, d_model)
@@ -379,6 +398,7 @@ class Transformer(nn.Module):
         """``tgt (B, T)`` and ``memory (B, S, d_model)`` -> logits ``(B, T, tgt_vocab_size)``
         [and lists of self-attention ``(B, H, T, T)`` and cross-attention ``(B, H, T, S)``]."""
         check_tensor("tgt", tgt, ndim=2, integer=True)
+        check_ids("tgt", tgt, self.tgt_embedding.vocab_size)
         batch, tgt_len = tgt.shape
         _check_memory(memory, batch, self.d_model)
         _check_mask("src_mask", src_mask, (batch, 1, 1, memory.shape[1]))
@@ -406,6 +426,7 @@ class Transformer(nn.Module):
         tgt_mask: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """Teacher forcing: logits ``(B, T, tgt_vocab_size)`` for every target position."""
+        _check_same_batch(src, tgt)
         memory = self.encode(src, src_mask)  # (B, S, d_model)
         return self.decode(tgt, memory, src_mask, tgt_mask)
 
@@ -553,6 +574,7 @@ class TorchReferenceTransformer(nn.Module):
     def encode(self, src: torch.Tensor, src_mask: torch.Tensor | None = None) -> torch.Tensor:
         """``src (B, S)`` -> ``memory (B, S, d_model)``."""
         check_tensor("src", src, ndim=2, integer=True)
+        check_ids("src", src, self.src_embedding.vocab_size)
         batch, src_len = src.shape
         _check_mask("src_mask", src_mask, (batch, 1, 1, src_len))
         x = self.src_embedding(src)
@@ -571,6 +593,7 @@ class TorchReferenceTransformer(nn.Module):
         ``tgt_mask`` may be a key-padding mask ``(B, 1, 1, T)`` or a full ``(B, 1, T, T)`` mask.
         """
         check_tensor("tgt", tgt, ndim=2, integer=True)
+        check_ids("tgt", tgt, self.tgt_embedding.vocab_size)
         batch, tgt_len = tgt.shape
         _check_memory(memory, batch, self.d_model)
         src_len = memory.shape[1]
@@ -602,6 +625,7 @@ class TorchReferenceTransformer(nn.Module):
         src_mask: torch.Tensor | None = None,
         tgt_mask: torch.Tensor | None = None,
     ) -> torch.Tensor:
+        _check_same_batch(src, tgt)
         return self.decode(tgt, self.encode(src, src_mask), src_mask, tgt_mask)
 
 
@@ -630,6 +654,10 @@ def greedy_decode(
             f"got {type(model).__name__}"
         )
     check_tensor("src", src, ndim=2, integer=True)
+    if src.numel() == 0:
+        raise ValueError(
+            f"src must hold at least one sequence of one token, got shape {tuple(src.shape)}"
+        )
     max_len = check_int("max_len", max_len, minimum=1)
     vocab = getattr(model, "tgt_vocab_size", None)  # None: a model that does not say
     for name, value in (("bos_id", bos_id), ("eos_id", eos_id), ("pad_id", pad_id)):

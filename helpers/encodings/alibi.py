@@ -18,7 +18,7 @@ import math
 
 import torch
 
-from .._checks import check_int
+from .._checks import check_device, check_int
 
 __all__ = ["alibi_slopes", "alibi_bias"]
 
@@ -57,6 +57,7 @@ def alibi_bias(
     :func:`helpers.attention.scaled_dot_product_attention`).
     """
     seq_len = check_int("seq_len", seq_len, minimum=1)
+    device = check_device("device", device)
     slopes = alibi_slopes(num_heads).to(device)  # (num_heads,)
     t = torch.arange(seq_len, device=device)
     distance = (t[:, None] - t[None, :]).abs().to(torch.float32)  # (seq_len, seq_len): |i - j|

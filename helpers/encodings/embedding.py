@@ -12,7 +12,7 @@ import math
 import torch
 from torch import nn
 
-from .._checks import check_choice, check_int, check_probability, check_tensor
+from .._checks import check_choice, check_ids, check_int, check_probability, check_tensor
 from .learned import LearnedPositionalEmbedding
 from .sinusoidal import SinusoidalPositionalEncoding
 
@@ -89,11 +89,7 @@ class TokenAndPositionEmbedding(nn.Module):
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """``tokens (batch, seq_len)`` integer ids -> ``(batch, seq_len, d_model)`` floats."""
         check_tensor("tokens", tokens, ndim=2, integer=True)
-        if tokens.numel() and (tokens.min() < 0 or tokens.max() >= self.vocab_size):
-            raise ValueError(
-                f"tokens must lie in [0, vocab_size={self.vocab_size}), got values from "
-                f"{int(tokens.min())} to {int(tokens.max())}"
-            )
+        check_ids("tokens", tokens, self.vocab_size)
         x = self.token_embedding(tokens) * math.sqrt(self.d_model)  # (batch, seq_len, d_model)
         if self.position is not None:
             x = self.position(x)  # adds P[:seq_len]; raises past max_len

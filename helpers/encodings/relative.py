@@ -26,7 +26,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .._checks import check_int, check_tensor
+from .._checks import check_int, check_same_dtype, check_tensor
 
 __all__ = [
     "relative_positions",
@@ -68,6 +68,7 @@ def relative_scores(q: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
     """
     check_tensor("q", q, min_ndim=2, floating=True)
     _check_table(a, q.shape[-2])
+    check_same_dtype("q", q, "a", a)
     if a.shape[-1] != q.shape[-1]:
         raise ValueError(f"a and q must share d_k, got a {tuple(a.shape)} and q {tuple(q.shape)}")
     return torch.einsum("...id,ijd->...ij", q, a)
@@ -81,6 +82,7 @@ def relative_values(weights: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
     """
     check_tensor("weights", weights, min_ndim=2, floating=True)
     _check_table(a, weights.shape[-2], weights.shape[-1])
+    check_same_dtype("weights", weights, "a", a)
     return torch.einsum("...ij,ijd->...id", weights, a)
 
 
@@ -117,6 +119,7 @@ class RelativePositionEmbedding(nn.Module):
             raise ValueError(
                 f"q must have last dimension d_k={self.d_k}, got shape {tuple(q.shape)}"
             )
+        check_same_dtype("q", q, "the embedding's weight", self.weight)
         len_k = check_int("len_k", len_k, minimum=1)
         per_offset = q @ self.weight.T  # (..., L_q, 2 * max_distance + 1)
         index = self._index(q.shape[-2], len_k).expand(*q.shape[:-1], len_k)  # (..., L_q, L_k)

@@ -5,7 +5,6 @@ verdict (with the first difference and a hint on failure) and returns True only 
 case passes. Call it with your function, e.g. ``check_sinusoidal(my_encoding)``.
 """
 
-from ._core import Case, Mistake, as_numpy, run_checker
 from .attention import check_attention, check_causal_mask, check_padding_mask
 from .encodings import (
     check_binary_encoding,
@@ -23,10 +22,6 @@ from .modern import (
 from .transformer import check_greedy_decode, check_layer_norm, check_noam_lr
 
 __all__ = [
-    "Case",
-    "Mistake",
-    "as_numpy",
-    "run_checker",
     "check_sinusoidal",
     "check_binary_encoding",
     "check_wavelengths",

@@ -4,17 +4,32 @@ A checker runs the learner's function on hidden cases, compares with the tested 
 prints one clear verdict. On the first failing case it shows where the arrays differ (expected
 vs got) and, when the wrong answer matches a classic mistake, names that mistake as a hint.
 A stub that raises ``NotImplementedError`` is reported as "not yet implemented".
+
+Whatever the learner's function does (returns None, a string or a generator, raises, loops
+forever, prints a lot, changes its arguments in place), the checker ends with a one-line
+verdict and never raises: every call gets deep copies of the case's arguments, expected answers
+and hints come from the pristine copies, and the result is converted and compared inside the
+guarded region.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+import contextlib
+import copy
+import io
+import numbers
+import signal
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 __all__ = ["Case", "Mistake", "as_numpy", "run_checker"]
+
+TIME_LIMIT_S = 10.0  # per call of the learner's function, where the platform allows a limit
+_PRINTED_CHARS = 300  # how much of the learner's printed output a verdict shows
 
 
 @dataclass(frozen=True)
@@ -32,7 +47,20 @@ class Mistake:
 
     answer: Callable[..., Any]
     hint: str
-    kwargs: dict = field(default_factory=dict)
+
+
+class CaseFailedError(Exception):
+    """Raised inside a check step: the case fails with this message (and optional hint)."""
+
+    def __init__(self, message: str, hint: str = "", detail: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        self.detail = detail  # True: the message goes on its own line after "FAILED on ..."
+
+
+class _TimeUp(BaseException):
+    """Raised by the alarm; a BaseException so that a learner's ``except Exception`` keeps out."""
 
 
 def as_numpy(value: Any) -> np.ndarray:
@@ -45,18 +73,204 @@ def as_numpy(value: Any) -> np.ndarray:
     return np.asarray(value)
 
 
-def _first_difference(expected: np.ndarray, got: np.ndarray, atol: float) -> str:
-    bad = ~np.isclose(got, expected, atol=atol, rtol=0.0)
-    index = tuple(int(i) for i in np.argwhere(bad)[0])
-    return (
-        f"first difference at index {index}: expected {float(expected[index]):.6g}, "
-        f"got {float(got[index]):.6g}"
+# ------------------------------------------------------------------------------ calling fn
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise ``_TimeUp`` after ``seconds`` (main thread with ``setitimer`` only; else no limit)."""
+    usable = (
+        seconds is not None
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+    )
+    if not usable:
+        yield
+        return
+
+    def alarm(signum: int, frame: object) -> None:
+        raise _TimeUp
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _call(fn: Callable[..., Any], args: tuple, time_limit: float | None) -> tuple[Any, str]:
+    """Call ``fn`` on a deep copy of ``args``; return (result, what it printed)."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), _time_limit(time_limit):
+        result = fn(*copy.deepcopy(args))
+    return result, printed.getvalue()
+
+
+def _shorten(text: str) -> str:
+    text = text.strip()
+    if len(text) > _PRINTED_CHARS:
+        text = text[:_PRINTED_CHARS] + f" ... ({len(text) - _PRINTED_CHARS} more characters)"
+    return text.replace("\n", "\n    ")
+
+
+# ------------------------------------------------------------------------------ converting
+
+
+def _describe(expected: np.ndarray) -> str:
+    if expected.ndim == 0:
+        return "a number"
+    kind = "boolean array" if expected.dtype == bool else "array"
+    return f"a {kind} of shape {expected.shape}"
+
+
+def _to_array(got: Any, expected: np.ndarray) -> np.ndarray:
+    """Convert the learner's result, or raise ``CaseFailedError`` naming what came back."""
+    what = type(got).__name__
+    if isinstance(got, complex):
+        raise CaseFailedError(f"returned a complex number ({got}), expected a real one")
+    if not isinstance(got, (list, tuple, numbers.Real, np.ndarray, np.generic)) and not hasattr(
+        got, "detach"
+    ):
+        raise CaseFailedError(f"returned {what}, expected {_describe(expected)}")
+    try:
+        array = as_numpy(got)
+    except (ValueError, TypeError, RuntimeError):
+        message = f"returned a {what} that is not a rectangular array, expected"
+        raise CaseFailedError(f"{message} {_describe(expected)}") from None
+    if array.dtype.kind == "c":
+        raise CaseFailedError(f"returned complex numbers ({array.dtype}), expected real ones")
+    if array.dtype.kind not in "biuf":
+        raise CaseFailedError(
+            f"returned {what} of {array.dtype} values, expected {_describe(expected)}"
+        )
+    if array.size == 0 and expected.size == 0:
+        array = array.reshape(expected.shape)  # e.g. [] for zero positions
+    return array
+
+
+def _as_mask(got: np.ndarray, mask_hint: str) -> np.ndarray:
+    """A boolean mask, or a float additive mask holding only 0 and -inf (0 = may attend)."""
+    if got.dtype == bool:
+        return got
+    if got.dtype.kind == "f" and got.size and np.all((got == 0) | (got == -np.inf)):
+        return got == 0
+    raise CaseFailedError(
+        f"expected a boolean mask (True = may attend), got dtype {got.dtype}.", hint=mask_hint
     )
 
 
-def _matches(got: np.ndarray, other: Any, atol: float) -> bool:
-    other = as_numpy(other)
-    return other.shape == got.shape and np.allclose(got, other, atol=atol, rtol=0.0)
+# ------------------------------------------------------------------------------ comparing
+
+
+@dataclass(frozen=True)
+class _Tolerance:
+    """Closeness relative to the size of the expected answer: float32 answers pass."""
+
+    rtol: float
+    atol: float
+
+    def close(self, got: np.ndarray, expected: np.ndarray) -> np.ndarray:
+        magnitude = float(np.max(np.abs(expected), initial=0.0))
+        atol = self.atol * (magnitude if magnitude > 0 else 1.0)
+        with np.errstate(invalid="ignore", over="ignore"):
+            return np.isclose(got, expected, rtol=self.rtol, atol=atol)
+
+    def same(self, got: np.ndarray, expected: np.ndarray) -> bool:
+        if got.shape != expected.shape:
+            return False
+        if expected.dtype == bool:
+            return bool(np.array_equal(got.astype(bool), expected))
+        return bool(np.all(self.close(got.astype(np.float64), expected.astype(np.float64))))
+
+
+def _format_pair(expected: float, got: float) -> tuple[str, str]:
+    """Format two numbers with just enough digits to tell them apart (6 at least)."""
+    for digits in range(6, 18):
+        a, b = f"{expected:.{digits}g}", f"{got:.{digits}g}"
+        if a != b:
+            break
+    return a, b
+
+
+def _first_difference(got: np.ndarray, expected: np.ndarray, tolerance: _Tolerance) -> str:
+    bad = got != expected if expected.dtype == bool else ~tolerance.close(got, expected)
+    index = tuple(int(i) for i in np.argwhere(bad)[0])
+    a, b = _format_pair(float(expected[index]), float(got[index]))
+    where = f" at index {index}" if index else ""
+    return f"first difference{where}: expected {a}, got {b}"
+
+
+def _named_mistake(
+    got: np.ndarray, case: Case, mistakes: Sequence[Mistake], tolerance: _Tolerance
+) -> str:
+    for mistake in mistakes:
+        try:
+            other = as_numpy(mistake.answer(*copy.deepcopy(case.args)))
+        except Exception:  # a mistake that does not apply to this case
+            continue
+        if tolerance.same(got, other):
+            return mistake.hint
+    return ""
+
+
+# ------------------------------------------------------------------------------ one case
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """Everything a checker tells the runner besides the cases."""
+
+    mistakes: Sequence[Mistake]
+    tolerance: _Tolerance
+    generic_hint: str
+    mask_hint: str
+    extract: Callable[[Any, tuple], Any] | None
+    time_limit: float | None
+
+
+def _compare(got: Any, case: Case, spec: _Spec) -> None:
+    """Raise ``CaseFailedError`` unless ``got`` matches ``case.expected``."""
+    expected = as_numpy(case.expected)
+    if spec.extract is not None:
+        got = spec.extract(got, copy.deepcopy(case.args))
+    array = _to_array(got, expected)
+    if expected.dtype == bool:
+        array = _as_mask(array, spec.mask_hint)
+    if spec.tolerance.same(array, expected):
+        return
+    hint = _named_mistake(array, case, spec.mistakes, spec.tolerance) or spec.generic_hint
+    if array.shape != expected.shape:
+        raise CaseFailedError(f"expected shape {expected.shape}, got {array.shape}.", hint=hint)
+    raise CaseFailedError(
+        _first_difference(array, expected, spec.tolerance), hint=hint, detail=True
+    )
+
+
+def _run_case(fn: Callable[..., Any], case: Case, spec: _Spec) -> tuple[str | None, str]:
+    """Return (failure text or None, what fn printed); never raise for the learner's code."""
+    printed = ""
+    try:
+        got, printed = _call(fn, case.args, spec.time_limit)
+        _compare(got, case, spec)
+    except NotImplementedError:
+        return "not yet implemented (your function raises NotImplementedError).", printed
+    except _TimeUp:
+        return (
+            f"FAILED on {case.label}: took longer than {spec.time_limit:g} s: an infinite loop?",
+            printed,
+        )
+    except CaseFailedError as failure:
+        separator = ".\n  " if failure.detail else ": "
+        text = f"FAILED on {case.label}{separator}{failure.message}"
+        if failure.hint:
+            text += "\n  Hint: " + failure.hint
+        return text, printed
+    except Exception as error:  # the learner's bug, reported rather than raised
+        name = type(error).__name__
+        return f"FAILED on {case.label}: your function raised {name}: {error}", printed
+    return None, printed
 
 
 def run_checker(
@@ -64,59 +278,36 @@ def run_checker(
     fn: Callable[..., Any],
     cases: Sequence[Case],
     mistakes: Sequence[Mistake] = (),
-    atol: float = 1e-6,
+    rtol: float = 1e-5,
+    atol: float = 1e-5,
     generic_hint: str = "",
+    mask_hint: str = "",
+    extract: Callable[[Any, tuple], Any] | None = None,
+    time_limit: float | None = -1.0,
 ) -> bool:
-    """Run ``fn`` on every case; print a verdict; return True only if every case passes."""
+    """Run ``fn`` on every case; print a verdict; return True only if every case passes.
+
+    ``atol`` is relative to the largest expected magnitude of each case; ``extract(result,
+    args)`` turns the learner's result into the array to compare (raising ``CaseFailedError``);
+    ``mask_hint`` is shown when a mask comes back with a non-boolean dtype; ``time_limit`` is
+    the limit per call in seconds (negative: ``TIME_LIMIT_S``, None: no limit).
+    """
     if not callable(fn):
         raise TypeError(f"fn must be a function, got {type(fn).__name__}")
+    if time_limit is not None and time_limit < 0:
+        time_limit = TIME_LIMIT_S
+    spec = _Spec(mistakes, _Tolerance(rtol, atol), generic_hint, mask_hint, extract, time_limit)
+    printed = ""
     for case in cases:
-        try:
-            got = fn(*case.args)
-        except NotImplementedError:
-            print(f"{title}: not yet implemented (your function raises NotImplementedError).")
+        failure, printed = _run_case(fn, case, spec)
+        if failure is not None:
+            _report(f"{title}: {failure}", printed)
             return False
-        except Exception as error:  # the learner's bug, reported rather than raised
-            print(
-                f"{title}: FAILED on {case.label}: your function raised "
-                f"{type(error).__name__}: {error}"
-            )
-            return False
-        got, expected = as_numpy(got), as_numpy(case.expected)
-        if expected.dtype == bool and got.dtype != bool:
-            print(
-                f"{title}: FAILED on {case.label}: expected a boolean mask (True = may "
-                f"attend), got dtype {got.dtype}."
-            )
-            print(
-                "  Hint: build it with comparisons or torch.ones(..., dtype=torch.bool); a 0/1 "
-                "float mask given to F.scaled_dot_product_attention is ADDED to the scores "
-                "and masks nothing."
-            )
-            return False
-        if expected.dtype != bool:
-            got = got.astype(np.float64)
-        if got.shape != expected.shape:
-            print(
-                f"{title}: FAILED on {case.label}: expected shape {expected.shape}, "
-                f"got {got.shape}."
-            )
-            return False
-        if expected.dtype == bool:
-            same = np.array_equal(got, expected)
-        else:
-            same = np.allclose(got, expected, atol=atol, rtol=0.0)
-        if not same:
-            print(f"{title}: FAILED on {case.label}.")
-            if expected.dtype != bool:
-                print("  " + _first_difference(expected, got, atol))
-            for mistake in mistakes:
-                if _matches(got, mistake.answer(*case.args), atol):
-                    print("  Hint: " + mistake.hint)
-                    break
-            else:
-                if generic_hint:
-                    print("  Hint: " + generic_hint)
-            return False
-    print(f"{title}: all {len(cases)} hidden cases pass.")
+    _report(f"{title}: all {len(cases)} hidden cases pass.", printed)
     return True
+
+
+def _report(verdict: str, printed: str) -> None:
+    print(verdict)
+    if printed.strip():
+        print("  Your function printed: " + _shorten(printed))

@@ -16,15 +16,15 @@ from collections.abc import Callable
 import torch
 
 from ..attention import causal_mask, padding_mask, scaled_dot_product_attention
-from ._core import Case, Mistake, as_numpy, run_checker
+from ._core import Case, CaseFailedError, Mistake, as_numpy, run_checker
 
 __all__ = ["check_attention", "check_causal_mask", "check_padding_mask"]
 
-
-def _check_callable(fn: object) -> None:
-    # The checkers wrap fn before handing it to run_checker: reject a non-function here.
-    if not callable(fn):
-        raise TypeError(f"fn must be a function, got {type(fn).__name__}")
+_MASK_HINT = (
+    "build it with comparisons or torch.ones(..., dtype=torch.bool); a 0/1 float mask given to "
+    "F.scaled_dot_product_attention is ADDED to the scores and masks nothing (an additive float "
+    "mask holds 0 and -inf)."
+)
 
 
 # ------------------------------------------------------------------------------ attention
@@ -89,30 +89,39 @@ def _mask_after_softmax(q, k, v, mask):
     return weights if mask is None else weights * mask  # rows no longer sum to 1
 
 
-def _weights_of(fn: Callable) -> Callable:
-    """Wrap fn: check it returns (output, weights) with output == weights @ v; give weights."""
+def _weights_of(result: object, args: tuple) -> torch.Tensor:
+    """The weights of ``(output, weights)``, once output == weights @ v (pristine ``v``)."""
+    q, k, v, _ = args
+    if not isinstance(result, (tuple, list)) or len(result) != 2:
+        raise CaseFailedError(
+            f"returned {type(result).__name__}: return a pair (output, weights), like "
+            "helpers.attention.scaled_dot_product_attention"
+        )
+    output, weights = _as_array(result[0], "output"), _as_array(result[1], "weights")
+    expected_shape = (*q.shape[:-1], v.shape[-1])
+    if tuple(output.shape) != expected_shape:
+        raise CaseFailedError(
+            f"output must have shape (..., L_q, d_v) = {expected_shape}, got {tuple(output.shape)}"
+        )
+    if weights.shape == (*q.shape[:-1], k.shape[-2]) and not torch.allclose(
+        output, weights @ v, rtol=1e-4, atol=1e-5
+    ):
+        raise CaseFailedError("output must equal weights @ v (the weighted average of the values)")
+    return weights
 
-    def weights_only(q, k, v, mask):
-        result = fn(q, k, v, mask)
-        if not isinstance(result, (tuple, list)) or len(result) != 2:
-            raise TypeError(
-                "return a pair (output, weights), like "
-                "helpers.attention.scaled_dot_product_attention"
-            )
-        output, weights = (torch.as_tensor(as_numpy(x), dtype=torch.float64) for x in result)
-        expected_shape = (*q.shape[:-1], v.shape[-1])
-        if tuple(output.shape) != expected_shape:
-            raise ValueError(
-                f"output must have shape (..., L_q, d_v) = {expected_shape}, "
-                f"got {tuple(output.shape)}"
-            )
-        if weights.shape == (*q.shape[:-1], k.shape[-2]) and not torch.allclose(
-            output, weights @ v, atol=1e-6
-        ):
-            raise ValueError("output must equal weights @ v (the weighted average of the values)")
-        return weights
 
-    return weights_only
+def _as_array(value: object, name: str) -> torch.Tensor:
+    try:
+        array = as_numpy(value)
+    except (ValueError, TypeError, RuntimeError):
+        raise CaseFailedError(
+            f"{name} is a {type(value).__name__} that is not a rectangular array"
+        ) from None
+    if array.dtype.kind not in "biuf":
+        raise CaseFailedError(
+            f"{name} is {type(value).__name__} of {array.dtype} values, expected a tensor"
+        )
+    return torch.as_tensor(array, dtype=torch.float64)
 
 
 def check_attention(fn: Callable) -> bool:
@@ -121,7 +130,6 @@ def check_attention(fn: Callable) -> bool:
     ``q (..., L_q, d_k)``, ``k (..., L_k, d_k)``, ``v (..., L_k, d_v)`` are float64 tensors and
     ``mask`` is None or a boolean tensor broadcastable to ``(..., L_q, L_k)``, True = may attend.
     """
-    _check_callable(fn)
     mistakes = [
         Mistake(
             _no_scale,
@@ -150,9 +158,10 @@ def check_attention(fn: Callable) -> bool:
     ]
     return run_checker(
         "check_attention",
-        _weights_of(fn),
+        fn,
         _attention_cases(),
         mistakes,
+        extract=_weights_of,
         generic_hint="compare your weights with softmax(q @ k^T / sqrt(d_k)) on the "
         "first case, by hand.",
     )
@@ -175,7 +184,6 @@ def _ignore_polarity(seq_len: int) -> torch.Tensor:
 
 def check_causal_mask(fn: Callable[[int], object]) -> bool:
     """Check ``fn(seq_len)``: a boolean ``(seq_len, seq_len)`` mask, True where ``j <= i``."""
-    _check_callable(fn)
     cases = [Case((n,), causal_mask(n), f"seq_len={n}") for n in (4, 1, 2, 9)]
     mistakes = [
         Mistake(
@@ -200,6 +208,7 @@ def check_causal_mask(fn: Callable[[int], object]) -> bool:
         cases,
         mistakes,
         generic_hint="print your mask for seq_len=3: it should be lower triangular.",
+        mask_hint=_MASK_HINT,
     )
 
 
@@ -216,7 +225,6 @@ def _pad_id_zero(tokens: torch.Tensor, pad_id: int) -> torch.Tensor:
 
 def check_padding_mask(fn: Callable[[torch.Tensor, int], object]) -> bool:
     """Check ``fn(tokens, pad_id)``: boolean ``(batch, 1, 1, seq_len)``, True for real tokens."""
-    _check_callable(fn)
     args = [
         (torch.tensor([[5, 7, 2, 0, 0], [3, 1, 4, 1, 5]]), 0),
         (torch.tensor([[9, 9, 1]]), 1),
@@ -240,4 +248,5 @@ def check_padding_mask(fn: Callable[[torch.Tensor, int], object]) -> bool:
         mistakes,
         generic_hint="the mask is (tokens != pad_id) with two singleton axes "
         "inserted: (batch, 1, 1, seq_len) broadcasts over heads and queries.",
+        mask_hint=_MASK_HINT,
     )

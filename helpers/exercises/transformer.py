@@ -128,7 +128,6 @@ def check_noam_lr(fn: Callable) -> bool:
         fn,
         cases,
         mistakes,
-        atol=1e-12,
         generic_hint="lr = d_model**-0.5 * min(step**-0.5, step * warmup**-1.5).",
     )
 
@@ -138,12 +137,17 @@ def check_noam_lr(fn: Callable) -> bool:
 
 class ToyCopyModel(nn.Module):
     """A stand-in for a trained copy model, exact and instant: its next token after a prefix of
-    length ``t + 1`` is ``src[t]`` while ``t`` is inside the source, then EOS. Like a real model
+    length ``t + 1`` is ``src[t] + shift`` while ``t`` is inside the source, then EOS (with a
+    ``shift``, a decoder that copies the source without asking the model fails). Like a real model
     trained with teacher forcing it only knows prefixes that start with BOS: after any other
     first token it predicts the first symbol forever. ``encode``/``decode`` as
     ``helpers.transformer.Transformer``; ``forward(src, tgt)`` also works."""
 
     vocab_size = 16
+
+    def __init__(self, shift: int = 0) -> None:
+        super().__init__()
+        self.shift = shift
 
     def encode(self, src: torch.Tensor, src_mask: torch.Tensor | None = None) -> torch.Tensor:
         return src[..., None].float()  # (B, S, 1): the memory is the source itself
@@ -153,7 +157,7 @@ class ToyCopyModel(nn.Module):
         lengths = (src != PAD_ID).sum(dim=1, keepdim=True)  # (B, 1)
         t = torch.arange(tgt.shape[1])  # (T,): position of each prefix end
         next_token = src.gather(1, t.clamp(max=src.shape[1] - 1).expand(len(src), -1))
-        next_token = torch.where(t < lengths, next_token, EOS_ID)  # (B, T)
+        next_token = torch.where(t < lengths, next_token + self.shift, EOS_ID)  # (B, T)
         lost = tgt[:, :1] != BOS_ID  # (B, 1): a prefix the model was never trained on
         next_token = torch.where(lost, NUM_SPECIAL, next_token)
         return F.one_hot(next_token, self.vocab_size).float()  # (B, T, vocab) "logits"
@@ -163,23 +167,22 @@ class ToyCopyModel(nn.Module):
 
 
 def _greedy_cases() -> list[Case]:
-    model = ToyCopyModel()
-    sources = [
-        torch.tensor([[5, 9, 4, 7]]),
-        torch.tensor([[5, 9, 4, 7, 8, 6], [12, 3, 0, 0, 0, 0], [4, 4, 11, 0, 0, 0]]),
-        torch.tensor([[6, 7, 8], [9, 10, 0]]),
+    # (source, room to spare after S + 1 tokens, shift of the toy model's answer): the first
+    # case cuts the output at max_len, the last needs the model (copying the source fails).
+    settings = [
+        (torch.tensor([[5, 9, 4, 7]]), -2, 0),
+        (torch.tensor([[5, 9, 4, 7, 8, 6], [12, 3, 0, 0, 0, 0], [4, 4, 11, 0, 0, 0]]), 0, 0),
+        (torch.tensor([[6, 7, 8], [9, 10, 0]]), 2, 1),
     ]
     cases = []
-    for src in sources:
-        max_len = src.shape[1] + 1
+    for src, spare, shift in settings:
+        model = ToyCopyModel(shift)
+        max_len = src.shape[1] + 1 + spare
+        label = f"{len(src)} source(s) of length {src.shape[1]}, max_len={max_len}"
+        if shift:
+            label += ", a model that adds 1 to each token"
         expected = greedy_decode(model, src, max_len, BOS_ID, EOS_ID)
-        cases.append(
-            Case(
-                (model, src, max_len, BOS_ID, EOS_ID),
-                expected,
-                f"{len(src)} source(s) of length {src.shape[1]}",
-            )
-        )
+        cases.append(Case((model, src, max_len, BOS_ID, EOS_ID), expected, label))
     return cases
 
 

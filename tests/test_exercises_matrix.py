@@ -1,0 +1,287 @@
+"""Every checker x every kind of odd learner function: always a one-line verdict, never a wrong one.
+
+A learner's function may return None, a string, a dict, a generator, a ragged list, complex
+numbers or the wrong shape; it may raise, loop forever, print a lot, change its arguments in
+place or answer in float32. Each run must end in a verdict line (no traceback), right answers
+(float32 included) must pass, known wrong answers must fail, and nothing a learner does may
+change the hidden cases of a later run.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F  # noqa: N812
+
+import helpers.exercises as exercises
+from helpers.attention import causal_mask, padding_mask, scaled_dot_product_attention
+from helpers.encodings import (
+    alibi_slopes,
+    apply_rotary,
+    binary_encoding,
+    frequencies,
+    offset_matrix,
+    relative_positions,
+    sinusoidal_encoding,
+)
+from helpers.exercises import _core
+from helpers.exercises import modern as modern_ex
+from helpers.training import noam_lr
+from helpers.transformer import greedy_decode
+
+
+def _token_and_position(tokens, weight, pe):
+    return weight[tokens] * weight.shape[1] ** 0.5 + pe[: tokens.shape[1]]
+
+
+# checker name -> (right answer, a known wrong answer)
+RIGHT_AND_WRONG = {
+    "check_sinusoidal": (sinusoidal_encoding, lambda n, d: sinusoidal_encoding(n + 1, d)[1:]),
+    "check_binary_encoding": (binary_encoding, lambda p, b: 1 - binary_encoding(p, b)),
+    "check_wavelengths": (
+        lambda d, base: 2 * np.pi / frequencies(d, base),
+        lambda d, base: 1 / frequencies(d, base),
+    ),
+    "check_offset_matrix": (offset_matrix, lambda phi, d: offset_matrix(phi, d).T),
+    "check_token_and_position": (
+        _token_and_position,
+        lambda tokens, weight, pe: weight[tokens] + pe[: tokens.shape[1]],
+    ),
+    "check_relative_positions": (
+        relative_positions,
+        lambda q, k, m: -relative_positions(q, k, m),
+    ),
+    "check_rotary": (apply_rotary, lambda x, p: apply_rotary(x, p + 1)),
+    "check_alibi_slopes": (alibi_slopes, lambda n: alibi_slopes(n).flip(0)),
+    "check_accuracy_by_position": (
+        modern_ex._accuracy_by_position,
+        lambda logits, tokens: modern_ex._accuracy_by_position(logits, tokens) * 0.5,
+    ),
+    "check_attention": (
+        scaled_dot_product_attention,
+        lambda q, k, v, m: scaled_dot_product_attention(q * 2, k, v, m),
+    ),
+    "check_causal_mask": (causal_mask, lambda n: ~causal_mask(n)),
+    "check_padding_mask": (padding_mask, lambda tokens, pad: ~padding_mask(tokens, pad)),
+    "check_layer_norm": (
+        lambda x, g, b, eps: F.layer_norm(x, (x.shape[-1],), g, b, eps),
+        lambda x, g, b, eps: F.layer_norm(x, (x.shape[-1],), None, None, eps),
+    ),
+    "check_noam_lr": (noam_lr, lambda step, d, w: noam_lr(step, d, w) * 1.001),
+    "check_greedy_decode": (
+        greedy_decode,
+        lambda model, src, max_len, bos, eos: greedy_decode(model, src, max_len, 0, eos),
+    ),
+}
+
+CHECKERS = sorted(RIGHT_AND_WRONG)
+
+
+def _to_float32(value):
+    if isinstance(value, tuple):
+        return tuple(_to_float32(v) for v in value)
+    if isinstance(value, torch.Tensor) and value.is_floating_point():
+        return value.float()
+    if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+        return value.astype(np.float32)
+    if isinstance(value, float):
+        return np.float32(value)
+    return value
+
+
+def _mutate(args):
+    """Change every tensor/array argument in place, as a careless learner might."""
+    for arg in args:
+        if isinstance(arg, torch.Tensor):
+            arg.add_(1)
+        elif isinstance(arg, np.ndarray):
+            arg //= 2  # the correct loop `positions //= 2` of a binary encoder
+
+
+def _odd(kind, right):
+    """A learner's function of the given kind, built around the right answer."""
+
+    def fn(*args):
+        if kind == "none":
+            return None
+        if kind == "str":
+            return "my answer"
+        if kind == "dict":
+            return {"answer": 1}
+        if kind == "generator":
+            return (x for x in range(3))
+        if kind == "ragged":
+            return [[1.0, 2.0], [3.0]]
+        if kind == "complex":
+            return np.ones(3) * 1j
+        if kind == "wrong_shape":
+            return np.zeros((2, 3, 4, 5, 6))
+        if kind == "raises":
+            raise ValueError("my bug")
+        if kind == "not_implemented":
+            raise NotImplementedError
+        if kind == "loops":
+            for _ in itertools.count():
+                pass
+        if kind == "object_list":
+            return [None, None]
+        raise AssertionError(kind)
+
+    return fn
+
+
+ODD_KINDS = [
+    "none",
+    "str",
+    "dict",
+    "generator",
+    "ragged",
+    "complex",
+    "wrong_shape",
+    "raises",
+    "not_implemented",
+    "loops",
+    "object_list",
+]
+
+
+@pytest.fixture(autouse=True)
+def _short_time_limit(monkeypatch):
+    monkeypatch.setattr(_core, "TIME_LIMIT_S", 0.5)
+
+
+def _verdict(checker, fn, capsys):
+    result = checker(fn)
+    out = capsys.readouterr().out
+    assert "Traceback" not in out
+    first = out.splitlines()[0]
+    assert first.startswith(checker.__name__ + ": ")
+    assert ("FAILED" in first) or ("pass" in first) or ("not yet implemented" in first)
+    assert len(out) < 2000, out
+    return result, out
+
+
+def test_namespace_shows_checkers_only():
+    assert exercises.__all__ == [n for n in exercises.__all__ if n.startswith("check_")]
+    assert sorted(exercises.__all__) == CHECKERS
+    for name in ("Case", "Mistake", "run_checker", "as_numpy"):
+        assert not hasattr(exercises, name)
+
+
+@pytest.mark.parametrize("name", CHECKERS)
+@pytest.mark.parametrize("kind", ODD_KINDS)
+def test_odd_functions_get_a_one_line_verdict(name, kind, capsys):
+    checker = getattr(exercises, name)
+    result, out = _verdict(checker, _odd(kind, RIGHT_AND_WRONG[name][0]), capsys)
+    assert result is False
+    if kind == "loops":
+        assert "took longer than 0.5 s: an infinite loop?" in out
+    if kind == "not_implemented":
+        assert out == f"{name}: not yet implemented (your function raises NotImplementedError).\n"
+    if kind in ("none", "str", "dict", "generator"):
+        assert "returned" in out
+
+
+@pytest.mark.parametrize("name", CHECKERS)
+def test_right_answers_pass_also_in_float32_and_wrong_ones_fail(name, capsys):
+    checker = getattr(exercises, name)
+    right, wrong = RIGHT_AND_WRONG[name]
+    assert _verdict(checker, right, capsys)[0] is True
+    assert _verdict(checker, lambda *a: _to_float32(right(*a)), capsys)[0] is True
+    assert _verdict(checker, wrong, capsys)[0] is False
+
+
+@pytest.mark.parametrize("name", CHECKERS)
+def test_in_place_changes_neither_fail_a_right_answer_nor_leak(name, capsys):
+    checker = getattr(exercises, name)
+    right = RIGHT_AND_WRONG[name][0]
+
+    def careless(*args):
+        answer = right(*args)
+        answer = answer.clone() if isinstance(answer, torch.Tensor) else np.copy(answer)
+        _mutate(args)
+        return answer
+
+    if name == "check_attention":
+
+        def careless(q, k, v, mask):  # noqa: F811 - a pair: copy both before changing v
+            output, weights = right(q, k, v, mask)
+            output, weights = output.clone(), weights.clone()
+            v.mul_(2)
+            return output, weights
+
+    assert _verdict(checker, careless, capsys)[0] is True
+    assert _verdict(checker, right, capsys)[0] is True  # the hidden cases are intact
+
+
+@pytest.mark.parametrize("name", CHECKERS)
+def test_printed_output_is_shown_truncated(name, capsys):
+    checker = getattr(exercises, name)
+    right = RIGHT_AND_WRONG[name][0]
+
+    def chatty(*args):
+        print("x" * 5000)
+        return right(*args)
+
+    result, out = _verdict(checker, chatty, capsys)
+    assert result is True
+    assert "Your function printed: xxx" in out and "more characters" in out
+
+
+def test_failure_shows_enough_digits(capsys):
+    exercises.check_offset_matrix(lambda phi, d: offset_matrix(phi, d) * (1 + 1e-4))
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if "first difference" in x)
+    expected, got = line.split("expected ")[1].split(", got ")
+    assert expected != got
+
+
+def test_float_additive_mask_is_valid_and_float_01_mask_gets_the_hint(capsys):
+    def additive(n):
+        return torch.zeros(n, n).masked_fill(~causal_mask(n), -math.inf)
+
+    assert exercises.check_causal_mask(additive) is True
+    assert "Hint" not in capsys.readouterr().out
+    assert exercises.check_causal_mask(lambda n: causal_mask(n).float()) is False
+    out = capsys.readouterr().out
+    assert "boolean mask" in out and "ADDED to the scores" in out
+
+
+def test_complex_results_are_rejected_not_cast(capsys):
+    assert exercises.check_sinusoidal(lambda n, d: sinusoidal_encoding(n, d) + 0j) is False
+    assert "complex" in capsys.readouterr().out
+
+
+def test_sinusoidal_accepts_a_list_of_lists_for_zero_positions(capsys):
+    def as_lists(n, d):
+        return sinusoidal_encoding(n, d).tolist()
+
+    assert exercises.check_sinusoidal(as_lists) is True
+
+
+def test_greedy_decode_catches_max_len_ignored_and_copying(capsys):
+    def ignores_max_len(model, src, max_len, bos, eos):
+        return greedy_decode(model, src, src.shape[1] + 1, bos, eos)
+
+    def copies_source(model, src, max_len, bos, eos):
+        return greedy_decode(exercises.transformer.ToyCopyModel(), src, max_len, bos, eos)
+
+    assert exercises.check_greedy_decode(ignores_max_len) is False
+    assert "max_len=3" in capsys.readouterr().out  # the first case
+    assert exercises.check_greedy_decode(copies_source) is False
+    assert "adds 1" in capsys.readouterr().out
+
+
+def test_wrong_shape_still_names_the_mistake(capsys):
+    case = _core.Case((3,), np.arange(3.0), "n=3")
+    mistake = _core.Mistake(lambda n: np.arange(n + 1.0), "you counted one too many.")
+    assert _core.run_checker("check_demo", lambda n: np.arange(n + 1.0), [case], [mistake]) is False
+    out = capsys.readouterr().out
+    assert out == (
+        "check_demo: FAILED on n=3: expected shape (3,), got (4,).\n"
+        "  Hint: you counted one too many.\n"
+    )
