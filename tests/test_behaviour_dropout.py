@@ -21,12 +21,7 @@ P = 0.2  # not PyTorch's default 0.5, so a forgotten rate shows
 L = 64
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def assert_dropped_at_rate(x: torch.Tensor, kept_value: float, p: float = P) -> None:

@@ -17,12 +17,7 @@ from helpers.transformer import DecoderLayer, DecoderOnlyTransformer, EncoderLay
 SIZES = {"d_model": 16, "num_heads": 2, "num_layers": 2, "d_ff": 32, "max_len": 32}
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def decoder_only(positional: str, norm_first: bool = False) -> DecoderOnlyTransformer:

@@ -16,13 +16,7 @@ from helpers.data import iterate_minibatches, make_dataset
 from helpers.training import noam_lr, train, train_step
 from helpers.transformer import Transformer
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def tiny_model() -> Transformer:

@@ -16,7 +16,6 @@ import importlib.util
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import threading
@@ -25,6 +24,7 @@ from urllib.parse import quote
 
 import nbformat
 import pytest
+from _browser import CHROMIUM, LAUNCH_ARGS
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -36,17 +36,6 @@ _spec = importlib.util.spec_from_file_location("course_site_conf", ROOT / "docs"
 site_conf = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(site_conf)
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-LAUNCH_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 LESSONS = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 SOLUTIONS = sorted(p.stem for p in (ROOT / "notebooks" / "solutions").glob("[0-9][0-9]_*.ipynb"))
 SECRET = "SPEAKER-NOTES-ANSWER-4217"

@@ -20,12 +20,12 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from _browser import CHROMIUM, LAUNCH_ARGS
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -33,20 +33,6 @@ sys.path.insert(0, str(ROOT / "scripts"))
 WIDTH, HEIGHT = 1280, 720  # the projector window
 MIN_BODY_PX, MIN_CODE_PX = 24.0, 18.0
 LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-CHROMIUM = next(
-    (p for p in ("/usr/bin/chromium", shutil.which("chromium") or "") if p and Path(p).is_file()),
-    None,
-)
-LAUNCH_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 # Runs in the page: every slide's size, what scrolls inside it, and the on-screen font sizes.
 _MEASURE = r"""

@@ -24,14 +24,7 @@ from helpers.training import (
 )
 from helpers.transformer import Transformer
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models run much faster on one thread (and a busy 2-core machine crawls on two)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 # ---------------------------------------------------------------- schedule
