@@ -118,6 +118,13 @@ mathjax2_config = {
     "messageStyle": "none",
     "showMathMenu": False,
 }
+# MathJax 2.7 gives up on its web font after 8 s and falls back to its TeX fonts, which the
+# packaged copy does not ship (a failed request, seen once on a busy 2-core CI machine): wait
+# up to 60 s for STIX-Web instead.
+MATHJAX_FONT_TIMEOUT = (
+    'MathJax.Hub.Register.StartupHook("HTML-CSS Jax Ready", function () {'
+    ' MathJax.OutputJax["HTML-CSS"].Font.timeout = 60000; });'
+)
 
 
 def copy_mathjax(app, exception) -> None:
@@ -363,6 +370,7 @@ _LOGGER = _sphinx_logging.getLogger("course-site")
 
 
 def setup(app):
+    app.add_js_file(None, type="text/x-mathjax-config", body=MATHJAX_FONT_TIMEOUT)
     app.connect("source-read", drop_missing_lecture_plan)
     app.connect("doctree-resolved", sanitise_raw_html)
     app.connect("doctree-resolved", link_references)
