@@ -384,8 +384,6 @@ def _pages(site: Path) -> list[Path]:
     return sorted(p for p in site.rglob("*.html") if "_static" not in p.parts)
 
 
-@needs_browser
-@pytest.mark.parametrize("width", [1280, 375], ids=["desktop", "phone"])
 def _page_problems(tab: Tab, uri: str) -> list[str]:
     """Open ``uri`` and list what is wrong with it: errors, requests, untypeset or cut math."""
     tab.open(uri)
@@ -402,6 +400,8 @@ def _page_problems(tab: Tab, uri: str) -> list[str]:
     return problems
 
 
+@needs_browser
+@pytest.mark.parametrize("width", [1280, 375], ids=["desktop", "phone"])
 def test_every_page_loads_offline_with_math_typeset(site, browser, width):
     tab = Tab(browser, width=width)
     failures = {}
