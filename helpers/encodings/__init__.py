@@ -3,6 +3,7 @@
 - ``sinusoidal``: the paper's fixed encoding, its torch module and the offset (rotation) matrix.
 - ``naive``: the schemes a learner tries first, and the four criteria that judge them.
 - ``learned``, ``relative``, ``rotary``, ``alibi``: the modern alternatives (notebooks 11-12).
+- ``rotary_scaling``: rotary frequencies stretched to longer contexts (notebook 15).
 
 Everything public is re-exported here, so notebooks write ``from helpers.encodings import ...``.
 """
@@ -39,6 +40,7 @@ from .rotary import (
     rotate_half,
     rotate_interleaved,
 )
+from .rotary_scaling import ROTARY_SCALINGS, scaled_rotary_frequencies
 from .sinusoidal import (
     SinusoidalPositionalEncoding,
     frequencies,
@@ -74,6 +76,8 @@ __all__ = [
     "rotary_frequencies",
     "interleaved_to_half_permutation",
     "ROTARY_LAYOUTS",
+    "scaled_rotary_frequencies",
+    "ROTARY_SCALINGS",
     "alibi_slopes",
     "alibi_bias",
     "relative_positions",
