@@ -1,0 +1,103 @@
+"""The documented defaults of the public helpers stay what the lessons were written and executed
+with: notebook 10 trains with ``train``'s warm-up, clip and progress bar, the data helpers' toy
+task is 10 symbols long 16, and the models default to the small configuration the lessons
+describe (2 layers, d_ff = 4 d_model, post-LN, max_len 512). Changing one silently changes every
+notebook that relies on it, so a change must be made here too, on purpose.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from helpers import attention, data, training, transformer
+
+DEFAULTS = {
+    data.make_batch: {"num_symbols": 10, "min_len": 16, "max_len": None, "generator": None},
+    data.make_dataset: {"num_symbols": 10, "min_len": 16, "max_len": None, "seed": 0},
+    data.batch_stream: {"num_symbols": 10, "min_len": 16, "max_len": None, "seed": 0},
+    data.iterate_minibatches: {"shuffle": False, "seed": 0},
+    data.apply_task: {"pad_id": 0},
+    training.noam_lr: {"factor": 1.0},
+    training.noam_scheduler: {"factor": 1.0, "num_steps": None, "cooldown_steps": 0},
+    training.sequence_loss: {"pad_id": 0, "label_smoothing": 0.0},
+    training.token_accuracy: {"pad_id": 0},
+    training.exact_match: {"pad_id": 0},
+    training.train_step: {"pad_id": 0, "label_smoothing": 0.0, "clip_norm": 1.0},
+    training.train: {
+        "warmup_steps": 100,
+        "lr_factor": 1.0,
+        "cooldown_steps": 0,
+        "label_smoothing": 0.0,
+        "clip_norm": 1.0,
+        "pad_id": 0,
+        "progress": True,
+        "desc": "training",
+    },
+    training.evaluate: {"bos_id": 1, "eos_id": 2, "pad_id": 0},
+    transformer.FeedForward: {"dropout": 0.0},
+    transformer.EncoderLayer: {"dropout": 0.0, "norm_first": False},
+    transformer.DecoderLayer: {"dropout": 0.0, "norm_first": False},
+    transformer.Transformer: {
+        "d_model": 64,
+        "num_heads": 4,
+        "num_layers": 2,
+        "d_ff": 256,
+        "dropout": 0.1,
+        "max_len": 512,
+        "positional": "sinusoidal",
+        "norm_first": False,
+        "relative_max_distance": 16,
+    },
+    transformer.DecoderOnlyTransformer: {
+        "d_model": 64,
+        "num_heads": 4,
+        "num_layers": 2,
+        "d_ff": 256,
+        "dropout": 0.0,
+        "max_len": 512,
+        "positional": "sinusoidal",
+        "norm_first": False,
+        "relative_max_distance": 16,
+    },
+    transformer.TorchReferenceTransformer: {
+        "d_model": 64,
+        "num_heads": 4,
+        "num_layers": 2,
+        "d_ff": 256,
+        "dropout": 0.1,
+        "max_len": 512,
+        "positional": "sinusoidal",
+        "norm_first": False,
+    },
+    transformer.greedy_decode: {"eos_id": None, "src_mask": None, "pad_id": 0},
+    attention.causal_mask: {"device": None},
+    attention.MultiHeadAttention: {
+        "dropout": 0.0,
+        "bias": True,
+        "rotary": False,
+        "rotary_base": 10000.0,
+        "relative_max_distance": None,
+        "relative_values": False,
+    },
+}
+
+
+def defaults(function) -> dict:
+    parameters = inspect.signature(function).parameters.values()
+    return {p.name: p.default for p in parameters if p.default is not inspect.Parameter.empty}
+
+
+@pytest.mark.parametrize("function", DEFAULTS, ids=lambda f: f.__qualname__)
+def test_documented_defaults(function):
+    assert defaults(function) == DEFAULTS[function]
+
+
+def test_the_reference_model_is_configured_like_ours_by_default():
+    ours, reference = (
+        defaults(transformer.Transformer),
+        defaults(transformer.TorchReferenceTransformer),
+    )
+    shared = {name: ours[name] for name in reference}
+    assert shared == reference
