@@ -298,13 +298,12 @@ def _fused_attention(q, k, v, mask, dropout_p, bias) -> torch.Tensor:
     """PyTorch's fused kernel with the course's guarantees (checked shapes, no NaN rows)."""
     scores_shape = q.shape[:-1] + k.shape[-2:-1]  # (B, H, L_q, L_k)
     visible = None  # where a key is visible: mask True and bias above -inf
-    if mask is not None:
-        check_tensor("mask", mask, boolean=True)
+    if mask is not None:  # its dtype was checked by MultiHeadAttention.forward
         _check_broadcasts_into("mask", mask, scores_shape)
         visible = mask
     if bias is not None:
-        check_tensor("bias", bias, floating=True)
-        _check_broadcasts_into("bias", bias, scores_shape)
+        check_tensor("attn_bias", bias, floating=True)
+        _check_broadcasts_into("attn_bias", bias, scores_shape)
         visible = ~torch.isneginf(bias) if visible is None else visible & ~torch.isneginf(bias)
     if visible is None:
         return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p)

@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from helpers import data, training
-from helpers.attention import MultiHeadAttention, scaled_dot_product_attention
+from helpers.attention import MultiHeadAttention
 from helpers.transformer import (
     DecoderOnlyTransformer,
     EncoderLayer,
