@@ -31,6 +31,8 @@ __all__ = [
     "padding_mask",
     "to_ignore_mask",
     "MultiHeadAttention",
+    "KVCache",
+    "LayerKVCache",
 ]
 
 
@@ -133,6 +135,54 @@ def to_ignore_mask(mask: torch.Tensor) -> torch.Tensor:
     convention (True = ignore this key), for its ``attn_mask`` and ``key_padding_mask``."""
     check_tensor("mask", mask, boolean=True)
     return ~mask
+
+
+class LayerKVCache:
+    """The keys and values one self-attention layer has computed so far, ``(B, H, length, d_k)``
+    each (notebook 15). ``length`` is also the position of the next token to come."""
+
+    def __init__(self) -> None:
+        self.keys: torch.Tensor | None = None
+        self.values: torch.Tensor | None = None
+
+    @property
+    def length(self) -> int:
+        return 0 if self.keys is None else self.keys.shape[-2]
+
+    def extend(self, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Append the new keys and values ``(B, H, L_new, d_k)``; return all of them."""
+        check_tensor("k", k, ndim=4, floating=True)
+        check_tensor("v", v, ndim=4, floating=True)
+        if k.shape != v.shape or (self.keys is not None and k.shape[:2] != self.keys.shape[:2]):
+            cached = None if self.keys is None else tuple(self.keys.shape)
+            raise ValueError(
+                f"k and v must have one shape (B, H, L_new, d_k) matching the cached "
+                f"{cached}, got k {tuple(k.shape)} and v {tuple(v.shape)}"
+            )
+        if self.keys is not None:
+            k = torch.cat([self.keys, k], dim=-2)  # (B, H, length + L_new, d_k)
+            v = torch.cat([self.values, v], dim=-2)
+        self.keys, self.values = k, v
+        return k, v
+
+
+class KVCache:
+    """A key/value cache for incremental decoding: one :class:`LayerKVCache` per layer.
+
+    Pass it to a model's forward (``DecoderOnlyTransformer``, ``Transformer.decode``) together
+    with only the new tokens: every self-attention layer appends their keys and values and
+    attends over all of them, and the new tokens get their true positions ``length, length+1,
+    ...`` in every scheme. Derived in notebook 15.
+    """
+
+    def __init__(self, num_layers: int) -> None:
+        num_layers = check_int("num_layers", num_layers, minimum=1)
+        self.layers = [LayerKVCache() for _ in range(num_layers)]
+
+    @property
+    def length(self) -> int:
+        """How many tokens are cached: the position of the next token."""
+        return self.layers[0].length
 
 
 class MultiHeadAttention(nn.Module):
@@ -239,6 +289,7 @@ class MultiHeadAttention(nn.Module):
         mask: torch.Tensor | None = None,
         need_weights: bool = True,
         attn_bias: torch.Tensor | None = None,
+        cache: LayerKVCache | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Attend from ``query (B, L_q, d_model)`` to ``key``/``value (B, L_k, d_model)``.
 
@@ -246,13 +297,20 @@ class MultiHeadAttention(nn.Module):
         ``(B, 1, 1, L_k)``, ``(L_q, L_k)`` or ``(B, 1, L_q, L_k)``; a 3-D ``(B, L_q, L_k)`` mask
         is rejected, since broadcasting would line its batch axis up with the heads.
         ``attn_bias``: optional additive float bias of the same broadcast shape (ALiBi).
+        ``cache`` (self-attention only): the new tokens' keys and values are appended to it and
+        the queries attend to every cached key; the new tokens sit at positions
+        ``cache.length ..``, which rotary and relative terms use. ``mask`` and ``attn_bias``
+        then cover all keys: ``(..., L_q, cache.length + L_k)``.
         """
         self._check_inputs(query, key, value)
+        if cache is not None and not isinstance(cache, LayerKVCache):
+            raise TypeError(f"cache must be a LayerKVCache or None, got {type(cache).__name__}")
+        offset = 0 if cache is None else cache.length  # position of the first new token
         if not isinstance(need_weights, bool):
             raise TypeError(f"need_weights must be a bool, got {need_weights!r}")
         if mask is not None:
             check_tensor("mask", mask, boolean=True)
-            if _ambiguous_2d(mask, query.shape[0], query.shape[1], key.shape[1]):
+            if _ambiguous_2d(mask, query.shape[0], query.shape[1], offset + key.shape[1]):
                 batch = query.shape[0]
                 raise ValueError(
                     f"mask of shape {tuple(mask.shape)} is ambiguous when batch size == L_q "
@@ -269,22 +327,32 @@ class MultiHeadAttention(nn.Module):
         q = self._split_heads(self.q_proj(query))  # (B, H, L_q, d_k)
         k = self._split_heads(self.k_proj(key))  # (B, H, L_k, d_k)
         v = self._split_heads(self.v_proj(value))  # (B, H, L_k, d_k)
-        if self.rotary:  # queries and keys each at positions 0 .. L - 1
-            q = apply_rotary(q, base=self.rotary_base)
-            k = apply_rotary(k, base=self.rotary_base)
+        if self.rotary:  # queries and keys each at their positions offset, offset + 1, ...
+            q = apply_rotary(q, _positions(offset, q), base=self.rotary_base)
+            k = apply_rotary(k, _positions(offset, k), base=self.rotary_base)
+        if cache is not None:
+            k, v = cache.extend(k, v)  # (B, H, offset + L_k, d_k): every key so far
         if self.relative_k is not None:
             # sdpa adds its bias after dividing q . k by sqrt(d_k): scale the term the same way.
-            rel = self.relative_k.scores(q, k.shape[-2]) / math.sqrt(self.d_k)  # (B, H, L_q, L_k)
-            attn_bias = rel if attn_bias is None else attn_bias + rel
+            rel = self.relative_k.scores(q, k.shape[-2], offset) / math.sqrt(self.d_k)
+            attn_bias = rel if attn_bias is None else attn_bias + rel  # (B, H, L_q, L_k)
         dropout_p = self.dropout if self.training else 0.0
         if need_weights or self.relative_v is not None:
             out, weights = scaled_dot_product_attention(q, k, v, mask, dropout_p, attn_bias)
             if self.relative_v is not None:
-                out = out + self.relative_v.values(weights)  # (B, H, L_q, d_k)
+                out = out + self.relative_v.values(weights, offset)  # (B, H, L_q, d_k)
             weights = weights if need_weights else None
         else:
             out, weights = _fused_attention(q, k, v, mask, dropout_p, attn_bias), None
         return self.out_proj(self._merge_heads(out)), weights
+
+
+def _positions(offset: int, x: torch.Tensor) -> torch.Tensor | None:
+    """Positions ``offset .. offset + L - 1`` of the rows of ``x (..., L, d)``; None (the
+    default ``0 .. L - 1``) without an offset."""
+    if offset == 0:
+        return None
+    return torch.arange(offset, offset + x.shape[-2], device=x.device)
 
 
 def _ambiguous_2d(mask: torch.Tensor, batch: int, len_q: int, len_k: int) -> bool:

@@ -23,6 +23,8 @@ Masks follow the course convention: boolean, True = may attend.
 
 from __future__ import annotations
 
+import inspect
+
 import torch
 from torch import nn
 
@@ -34,7 +36,7 @@ from ._checks import (
     check_same_dtype,
     check_tensor,
 )
-from .attention import MultiHeadAttention, causal_mask, to_ignore_mask
+from .attention import KVCache, LayerKVCache, MultiHeadAttention, causal_mask, to_ignore_mask
 from .encodings import POSITIONAL_KINDS, TokenAndPositionEmbedding, alibi_bias
 
 __all__ = [
@@ -46,6 +48,7 @@ __all__ = [
     "DecoderOnlyTransformer",
     "TorchReferenceTransformer",
     "greedy_decode",
+    "generate",
     "count_parameters",
 ]
 
@@ -78,6 +81,42 @@ def _self_attention_bias(
     if positional != "alibi":
         return None
     return alibi_bias(seq_len, num_heads, device=like.device).to(like.dtype)
+
+
+def _causal_self_attention(
+    positional: str,
+    seq_len: int,
+    num_heads: int,
+    like: torch.Tensor,
+    mask: torch.Tensor | None,
+    cache: KVCache | None,
+) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """The self-attention mask and bias for ``seq_len`` new tokens after ``cache.length``
+    cached ones: rows ``offset .. offset + seq_len - 1`` of the full causal mask and ALiBi bias,
+    ``(seq_len, total)`` and ``(num_heads, seq_len, total)``; ``mask`` is combined with the mask.
+    """
+    offset = 0 if cache is None else cache.length
+    total = offset + seq_len
+    self_mask = causal_mask(total, device=like.device)[offset:]  # (L, total): no future keys
+    if offset:  # 4-D, so that a (L, total) mask is never read as (batch, keys) key padding
+        self_mask = self_mask[None, None]  # (1, 1, L, total)
+    if mask is not None:
+        self_mask = self_mask & mask  # (B, 1, L, total)
+    bias = _self_attention_bias(positional, total, num_heads, like)
+    return self_mask, None if bias is None else bias[:, offset:]  # (H, L, total)
+
+
+def _check_cache(cache: object, num_layers: int) -> int:
+    """Return the cached length (0 without a cache) after checking the cache fits the model."""
+    if cache is None:
+        return 0
+    if not isinstance(cache, KVCache):
+        raise TypeError(f"cache must be a KVCache or None, got {type(cache).__name__}")
+    if len(cache.layers) != num_layers:
+        raise ValueError(
+            f"cache must have one slot per layer ({num_layers}), got {len(cache.layers)}"
+        )
+    return cache.length
 
 
 # --------------------------------------------------------------------------------------------
@@ -173,16 +212,17 @@ class EncoderLayer(nn.Module):
         mask: torch.Tensor | None = None,
         attn_bias: torch.Tensor | None = None,
         need_weights: bool = False,
+        cache: LayerKVCache | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         _check_width("x", x, self.d_model)
         check_same_dtype("x", x, "the layer's weights", self.norm1.weight)
         if self.norm_first:  # pre-LN: x + Dropout(sublayer(LayerNorm(x)))
             h = self.norm1(x)
-            a, weights = self.self_attn(h, h, h, mask, need_weights, attn_bias)
+            a, weights = self.self_attn(h, h, h, mask, need_weights, attn_bias, cache)
             x = x + self.dropout1(a)
             x = x + self.dropout2(self.feed_forward(self.norm2(x)))
         else:  # post-LN: LayerNorm(x + Dropout(sublayer(x)))
-            a, weights = self.self_attn(x, x, x, mask, need_weights, attn_bias)
+            a, weights = self.self_attn(x, x, x, mask, need_weights, attn_bias, cache)
             x = self.norm1(x + self.dropout1(a))
             x = self.norm2(x + self.dropout2(self.feed_forward(x)))
         return x, weights  # (B, L, d_model), (B, H, L, L) or None
@@ -228,19 +268,20 @@ class DecoderLayer(nn.Module):
         memory_mask: torch.Tensor | None = None,
         attn_bias: torch.Tensor | None = None,
         need_weights: bool = False,
+        cache: LayerKVCache | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
         _check_width("x", x, self.d_model)
         _check_width("memory", memory, self.d_model)
         if self.norm_first:
             h = self.norm1(x)
-            a, self_weights = self.self_attn(h, h, h, self_mask, need_weights, attn_bias)
+            a, self_weights = self.self_attn(h, h, h, self_mask, need_weights, attn_bias, cache)
             x = x + self.dropout1(a)
             h = self.norm2(x)  # queries from the decoder, keys and values from the encoder
             a, cross_weights = self.cross_attn(h, memory, memory, memory_mask, need_weights)
             x = x + self.dropout2(a)
             x = x + self.dropout3(self.feed_forward(self.norm3(x)))
         else:
-            a, self_weights = self.self_attn(x, x, x, self_mask, need_weights, attn_bias)
+            a, self_weights = self.self_attn(x, x, x, self_mask, need_weights, attn_bias, cache)
             x = self.norm1(x + self.dropout1(a))
             a, cross_weights = self.cross_attn(x, memory, memory, memory_mask, need_weights)
             x = self.norm2(x + self.dropout2(a))
@@ -394,24 +435,31 @@ class Transformer(nn.Module):
         src_mask: torch.Tensor | None = None,
         tgt_mask: torch.Tensor | None = None,
         return_attention: bool = False,
+        cache: KVCache | None = None,
     ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor], list[torch.Tensor]]:
         """``tgt (B, T)`` and ``memory (B, S, d_model)`` -> logits ``(B, T, tgt_vocab_size)``
-        [and lists of self-attention ``(B, H, T, T)`` and cross-attention ``(B, H, T, S)``]."""
+        [and lists of self-attention ``(B, H, T, T)`` and cross-attention ``(B, H, T, S)``].
+
+        With a ``cache`` (:class:`~helpers.attention.KVCache`), ``tgt`` holds only the new
+        tokens, at positions ``cache.length ..``; ``tgt_mask`` then covers every key so far:
+        ``(B, 1, T, cache.length + T)``. Incremental decoding, notebook 15.
+        """
         check_tensor("tgt", tgt, ndim=2, integer=True)
         check_ids("tgt", tgt, self.tgt_embedding.vocab_size)
         batch, tgt_len = tgt.shape
+        offset = _check_cache(cache, self.num_layers)
         _check_memory(memory, batch, self.d_model)
         _check_mask("src_mask", src_mask, (batch, 1, 1, memory.shape[1]))
-        _check_mask("tgt_mask", tgt_mask, (batch, 1, tgt_len, tgt_len))
-        self_mask = causal_mask(tgt_len, device=tgt.device)  # (T, T): never see the future
-        if tgt_mask is not None:
-            self_mask = self_mask & tgt_mask  # (B, 1, T, T)
-        x = self.tgt_embedding(tgt)  # (B, T, d_model)
-        bias = _self_attention_bias(self.positional, tgt_len, self.num_heads, x)
+        _check_mask("tgt_mask", tgt_mask, (batch, 1, tgt_len, offset + tgt_len))
+        x = self.tgt_embedding(tgt, offset)  # (B, T, d_model)
+        self_mask, bias = _causal_self_attention(
+            self.positional, tgt_len, self.num_heads, x, tgt_mask, cache
+        )
+        layer_caches = [None] * len(self.decoder_layers) if cache is None else cache.layers
         self_weights, cross_weights = [], []
-        for layer in self.decoder_layers:
+        for layer, layer_cache in zip(self.decoder_layers, layer_caches, strict=True):
             x, w_self, w_cross = layer(
-                x, memory, self_mask, src_mask, bias, need_weights=return_attention
+                x, memory, self_mask, src_mask, bias, return_attention, layer_cache
             )
             self_weights.append(w_self)
             cross_weights.append(w_cross)
@@ -439,6 +487,8 @@ class DecoderOnlyTransformer(nn.Module):
     ``(B, L, vocab_size)``; ``logits[:, t]`` depends only on ``tokens[:, :t+1]``. ``mask``
     (boolean, broadcastable to ``(B, 1, L, L)``, e.g. a padding mask) is combined with the
     causal mask. With ``return_attention=True`` it returns ``(logits, [weights (B, H, L, L)])``.
+    With a ``cache`` (:class:`~helpers.attention.KVCache`) ``tokens`` are only the new ones, at
+    positions ``cache.length ..`` (see :func:`generate`, notebook 15).
     """
 
     def __init__(
@@ -481,18 +531,20 @@ class DecoderOnlyTransformer(nn.Module):
         tokens: torch.Tensor,
         mask: torch.Tensor | None = None,
         return_attention: bool = False,
+        cache: KVCache | None = None,
     ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
         check_tensor("tokens", tokens, ndim=2)  # the dtype: checked by the embedding
         batch, seq_len = tokens.shape
-        _check_mask("mask", mask, (batch, 1, seq_len, seq_len))
-        self_mask = causal_mask(seq_len, device=tokens.device)  # (L, L)
-        if mask is not None:
-            self_mask = self_mask & mask  # (B, 1, L, L)
-        x = self.embedding(tokens)  # (B, L, d_model)
-        bias = _self_attention_bias(self.positional, seq_len, self.num_heads, x)
+        offset = _check_cache(cache, self.num_layers)
+        _check_mask("mask", mask, (batch, 1, seq_len, offset + seq_len))
+        x = self.embedding(tokens, offset)  # (B, L, d_model), at positions offset ..
+        self_mask, bias = _causal_self_attention(
+            self.positional, seq_len, self.num_heads, x, mask, cache
+        )
+        layer_caches = [None] * len(self.layers) if cache is None else cache.layers
         weights = []
-        for layer in self.layers:
-            x, w = layer(x, self_mask, bias, need_weights=return_attention)
+        for layer, layer_cache in zip(self.layers, layer_caches, strict=True):
+            x, w = layer(x, self_mask, bias, return_attention, layer_cache)
             weights.append(w)
         logits = self.output_projection(self.final_norm(x))  # (B, L, vocab_size)
         return (logits, weights) if return_attention else logits
@@ -638,6 +690,7 @@ def greedy_decode(
     eos_id: int | None = None,
     src_mask: torch.Tensor | None = None,
     pad_id: int = 0,
+    use_cache: bool = False,
 ) -> torch.Tensor:
     """Generate with the most likely token at every step, a whole batch at once.
 
@@ -647,6 +700,10 @@ def greedy_decode(
     EOS is kept where it was produced, and the positions after it are ``pad_id``.
     ``model`` needs ``encode(src, src_mask)`` and ``decode(tgt, memory, src_mask)`` returning
     logits, as :class:`Transformer` has. The model runs in eval mode (its mode is restored).
+    ``use_cache=True`` feeds the decoder only the newest token and keeps the keys and values of
+    the earlier ones in a :class:`~helpers.attention.KVCache` (the model's ``decode`` must take
+    ``cache=``): the same tokens, without re-running the whole prefix at every step
+    (notebook 15).
     """
     if not (isinstance(model, nn.Module) and hasattr(model, "encode") and hasattr(model, "decode")):
         raise TypeError(
@@ -666,6 +723,7 @@ def greedy_decode(
         check_int(name, value, minimum=0)
         if vocab is not None and value >= vocab:
             raise ValueError(f"{name} must be < the model's tgt_vocab_size={vocab}, got {value}")
+    cache = _new_cache(model, use_cache, "decode")
     was_training = model.training
     model.eval()
     try:
@@ -673,7 +731,10 @@ def greedy_decode(
         ys = torch.full((src.shape[0], 1), bos_id, dtype=torch.long, device=src.device)
         finished = torch.zeros(src.shape[0], dtype=torch.bool, device=src.device)
         for _ in range(max_len):
-            logits = model.decode(ys, memory, src_mask)  # (B, t, vocab): the whole prefix again
+            if cache is None:  # (B, t, vocab): the whole prefix again
+                logits = model.decode(ys, memory, src_mask)
+            else:  # (B, 1, vocab): the newest token, the others from the cache
+                logits = model.decode(ys[:, -1:], memory, src_mask, cache=cache)
             next_token = logits[:, -1].argmax(dim=-1)  # (B,)
             next_token = next_token.masked_fill(finished, pad_id)
             ys = torch.cat([ys, next_token[:, None]], dim=1)
@@ -684,6 +745,60 @@ def greedy_decode(
     finally:
         model.train(was_training)
     return ys[:, 1:]  # (B, <= max_len): drop the BOS
+
+
+def _new_cache(model: nn.Module, use_cache: object, method: str) -> KVCache | None:
+    """A fresh :class:`KVCache` for ``model`` if ``use_cache``; checks the model can use one."""
+    if not isinstance(use_cache, bool):
+        raise TypeError(f"use_cache must be a bool, got {use_cache!r}")
+    if not use_cache:
+        return None
+    if "cache" not in inspect.signature(getattr(model, method)).parameters:
+        raise ValueError(
+            f"use_cache=True needs a model whose {method} takes cache= (Transformer, "
+            f"DecoderOnlyTransformer), got {type(model).__name__}"
+        )
+    return KVCache(getattr(model, "num_layers", 0))
+
+
+@torch.no_grad()
+def generate(
+    model: nn.Module, prompt: torch.Tensor, max_new_tokens: int, use_cache: bool = True
+) -> torch.Tensor:
+    """Greedy generation with a causal language model such as :class:`DecoderOnlyTransformer`.
+
+    ``prompt (B, P)`` token ids; appends the most likely next token ``max_new_tokens`` times and
+    returns ``(B, P + max_new_tokens)``. With ``use_cache`` the prompt runs once and every later
+    step feeds only the newest token at its true position ``P, P + 1, ...``, reusing the cached
+    keys and values; without, every step re-runs the whole sequence. Same tokens either way
+    (notebook 15). The model runs in eval mode (its mode is restored).
+    """
+    if (
+        not isinstance(model, nn.Module)
+        or hasattr(model, "encode")
+        or not hasattr(model, "num_layers")
+    ):
+        raise TypeError(
+            f"model must be a causal language model such as DecoderOnlyTransformer (for an "
+            f"encoder-decoder Transformer use greedy_decode), got {type(model).__name__}"
+        )
+    check_tensor("prompt", prompt, ndim=2, integer=True)
+    if prompt.shape[1] == 0:
+        raise ValueError(f"prompt must hold at least one token, got shape {tuple(prompt.shape)}")
+    max_new_tokens = check_int("max_new_tokens", max_new_tokens, minimum=1)
+    cache = _new_cache(model, use_cache, "forward")
+    was_training = model.training
+    model.eval()
+    try:
+        tokens, new = prompt, prompt  # new: what the model has not seen yet
+        for _ in range(max_new_tokens):
+            logits = model(new, cache=cache) if cache is not None else model(tokens)
+            next_token = logits[:, -1].argmax(dim=-1, keepdim=True)  # (B, 1)
+            tokens = torch.cat([tokens, next_token], dim=1)  # (B, t + 1)
+            new = next_token
+    finally:
+        model.train(was_training)
+    return tokens
 
 
 def count_parameters(module: nn.Module) -> int:

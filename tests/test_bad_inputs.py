@@ -83,6 +83,10 @@ def mha(d_model: int = 8, num_heads: int = 2, **kwargs) -> MultiHeadAttention:
     return MultiHeadAttention(d_model, num_heads, **kwargs)
 
 
+def dec(**kwargs) -> DecoderOnlyTransformer:
+    return DecoderOnlyTransformer(7, d_model=8, num_heads=2, num_layers=1, d_ff=8, **kwargs)
+
+
 def model(**kwargs) -> Transformer:
     args = {"d_model": 8, "num_heads": 2, "num_layers": 1, "d_ff": 16, "max_len": 8}
     return Transformer(7, 7, **(args | kwargs))
@@ -567,6 +571,18 @@ CASES: list[Bad] = [
         ValueError, "src_mask", "(1, 1, 1, 2)", "TorchReferenceTransformer.encode-mask"),
     Bad(TorchReferenceTransformer.decode, lambda: ref().decode(tokens(1, 3), t(1, 3, 6)),
         ValueError, "memory", "(1, 3, 6)", "TorchReferenceTransformer.decode-memory-width"),
+    Bad(transformer.generate, lambda: transformer.generate(model(), tokens(1, 3), 0),
+        TypeError, "model", "Transformer", "generate-encoder-decoder"),
+    Bad(transformer.generate, lambda: transformer.generate(dec(), tokens(1, 3), 0),
+        ValueError, "max_new_tokens", "0", "generate-zero-new-tokens"),
+    Bad(transformer.generate, lambda: transformer.generate(dec(), t(1, 3), 2),
+        TypeError, "prompt", "torch.float32", "generate-float-prompt"),
+    Bad(attention.KVCache, lambda: attention.KVCache(0),
+        ValueError, "num_layers", "0", "KVCache-no-layers"),
+    Bad(attention.LayerKVCache.extend, lambda: attention.LayerKVCache().extend(t(1, 2, 3, 4), t(1, 2, 3)),
+        ValueError, "v", "(1, 2, 3)", "LayerKVCache.extend-3d-values"),
+    Bad(attention.LayerKVCache.extend, lambda: attention.LayerKVCache().extend(t(1, 2, 3, 4), t(1, 2, 2, 4)),
+        ValueError, "k and v", "(1, 2, 2, 4)", "LayerKVCache.extend-shapes-differ"),
     Bad(transformer.greedy_decode, lambda: transformer.greedy_decode(model(), tokens(1, 3), 0, 1),
         ValueError, "max_len", "0", "greedy_decode-zero-max_len"),
     Bad(transformer.greedy_decode, lambda: transformer.greedy_decode(model(), tokens(1, 3), 3, -1),

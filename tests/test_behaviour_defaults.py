@@ -71,7 +71,8 @@ DEFAULTS = {
         "positional": "sinusoidal",
         "norm_first": False,
     },
-    transformer.greedy_decode: {"eos_id": None, "src_mask": None, "pad_id": 0},
+    transformer.greedy_decode: {"eos_id": None, "src_mask": None, "pad_id": 0, "use_cache": False},
+    transformer.generate: {"use_cache": True},
     attention.causal_mask: {"device": None},
     attention.MultiHeadAttention: {
         "dropout": 0.0,

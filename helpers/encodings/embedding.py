@@ -86,13 +86,17 @@ class TokenAndPositionEmbedding(nn.Module):
         if isinstance(self.position, LearnedPositionalEmbedding):
             self.position.reset_parameters()
 
-    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        """``tokens (batch, seq_len)`` integer ids -> ``(batch, seq_len, d_model)`` floats."""
+    def forward(self, tokens: torch.Tensor, offset: int = 0) -> torch.Tensor:
+        """``tokens (batch, seq_len)`` integer ids -> ``(batch, seq_len, d_model)`` floats.
+
+        The tokens sit at positions ``offset .. offset + seq_len - 1`` (``offset`` > 0 when they
+        continue a prefix held in a key/value cache, notebook 15).
+        """
         check_tensor("tokens", tokens, ndim=2, integer=True)
         check_ids("tokens", tokens, self.vocab_size)
         x = self.token_embedding(tokens) * math.sqrt(self.d_model)  # (batch, seq_len, d_model)
         if self.position is not None:
-            x = self.position(x)  # adds P[:seq_len]; raises past max_len
+            x = self.position(x, offset)  # adds P[offset : offset + seq_len]; raises past max_len
         return self.dropout(x)
 
     def extra_repr(self) -> str:

@@ -39,20 +39,24 @@ class LearnedPositionalEmbedding(nn.Module):
         """Draw every row again from ``N(0, init_std**2)``."""
         nn.init.normal_(self.weight, mean=0.0, std=self.init_std)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """``x (batch, seq_len, d_model)`` -> ``x + weight[:seq_len]``, same shape."""
+    def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
+        """``x (batch, seq_len, d_model)`` -> ``x + weight[offset : offset + seq_len]``, same shape.
+        ``offset`` > 0: the tokens continue a cached prefix (notebook 15)."""
         check_tensor("x", x, ndim=3, floating=True)
+        offset = check_int("offset", offset, minimum=0)
         seq_len = x.shape[1]
+        end = offset + seq_len  # one past the last position
         if x.shape[-1] != self.d_model:
             raise ValueError(
                 f"x must have last dimension d_model={self.d_model}, got shape {tuple(x.shape)}"
             )
-        if seq_len > self.max_len:
+        if end > self.max_len:
+            length = f"seq_len={seq_len}" if offset == 0 else f"offset + seq_len={end}"
             raise ValueError(
-                f"seq_len={seq_len} is longer than max_len={self.max_len}: a learned table has "
+                f"{length} is longer than max_len={self.max_len}: a learned table has "
                 f"no row for positions it was not built with"
             )
-        return x + self.weight[:seq_len].to(dtype=x.dtype)  # (batch, seq_len, d_model)
+        return x + self.weight[offset:end].to(dtype=x.dtype)  # (batch, seq_len, d_model)
 
     def extra_repr(self) -> str:
         return f"max_len={self.max_len}, d_model={self.d_model}, init_std={self.init_std:g}"

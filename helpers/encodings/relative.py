@@ -104,16 +104,24 @@ class RelativePositionEmbedding(nn.Module):
     def extra_repr(self) -> str:
         return f"max_distance={self.max_distance}, d_k={self.d_k}"
 
-    def _index(self, len_q: int, len_k: int) -> torch.Tensor:
-        offsets = relative_positions(len_q, len_k, self.max_distance, device=self.weight.device)
+    def _index(self, len_q: int, len_k: int, query_offset: int = 0) -> torch.Tensor:
+        """Rows of ``self.weight`` for queries at ``query_offset .. query_offset + L_q - 1``
+        (later than 0 when earlier keys come from a cache) and keys at ``0 .. L_k - 1``."""
+        query_offset = check_int("query_offset", query_offset, minimum=0)
+        offsets = relative_positions(
+            query_offset + len_q, len_k, self.max_distance, device=self.weight.device
+        )[query_offset:]  # (L_q, L_k)
         return offsets + self.max_distance  # (L_q, L_k), rows of self.weight
 
     def forward(self, len_q: int, len_k: int) -> torch.Tensor:
         """The table ``a[i, j] = weight[clip(j - i) + max_distance]``, shape ``(L_q, L_k, d_k)``."""
         return self.weight[self._index(len_q, len_k)]
 
-    def scores(self, q: torch.Tensor, len_k: int) -> torch.Tensor:
-        """Score term ``q_i . a_ij`` for ``q (..., L_q, d_k)`` and ``len_k`` keys: ``(..., L_q, L_k)``."""
+    def scores(self, q: torch.Tensor, len_k: int, query_offset: int = 0) -> torch.Tensor:
+        """Score term ``q_i . a_ij`` for ``q (..., L_q, d_k)`` and ``len_k`` keys: ``(..., L_q, L_k)``.
+
+        ``query_offset``: the position of the first query (incremental decoding, notebook 15).
+        """
         check_tensor("q", q, min_ndim=2, floating=True)
         if q.shape[-1] != self.d_k:
             raise ValueError(
@@ -122,13 +130,17 @@ class RelativePositionEmbedding(nn.Module):
         check_same_dtype("q", q, "the embedding's weight", self.weight)
         len_k = check_int("len_k", len_k, minimum=1)
         per_offset = q @ self.weight.T  # (..., L_q, 2 * max_distance + 1)
-        index = self._index(q.shape[-2], len_k).expand(*q.shape[:-1], len_k)  # (..., L_q, L_k)
+        index = self._index(q.shape[-2], len_k, query_offset)  # (L_q, L_k)
+        index = index.expand(*q.shape[:-1], len_k)  # (..., L_q, L_k)
         return per_offset.gather(-1, index)
 
-    def values(self, weights: torch.Tensor) -> torch.Tensor:
-        """Value term ``sum_j weights_ij a_ij`` for ``weights (..., L_q, L_k)``: ``(..., L_q, d_k)``."""
+    def values(self, weights: torch.Tensor, query_offset: int = 0) -> torch.Tensor:
+        """Value term ``sum_j weights_ij a_ij`` for ``weights (..., L_q, L_k)``: ``(..., L_q, d_k)``.
+
+        ``query_offset``: the position of the first query, as in :meth:`scores`.
+        """
         check_tensor("weights", weights, min_ndim=2, floating=True)
-        index = self._index(*weights.shape[-2:]).expand_as(weights)  # (..., L_q, L_k)
+        index = self._index(*weights.shape[-2:], query_offset).expand_as(weights)  # (..., L_q, L_k)
         # Sum the weights of the keys that share an offset, then mix the offset vectors.
         per_offset = weights.new_zeros(*weights.shape[:-1], 2 * self.max_distance + 1)
         per_offset = per_offset.scatter_add(-1, index, weights)  # (..., L_q, 2 * max_distance + 1)

@@ -77,20 +77,24 @@ class SinusoidalPositionalEncoding(nn.Module):
         pe = torch.tensor(table, dtype=torch.get_default_dtype())  # (max_len, d_model)
         self.register_buffer("pe", pe, persistent=False)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """``x (batch, seq_len, d_model)`` -> ``dropout(x + PE[:seq_len])``, same shape and dtype."""
+    def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
+        """``x (batch, seq_len, d_model)`` -> ``dropout(x + PE[offset : offset + seq_len])``, same
+        shape and dtype. ``offset`` > 0: the tokens continue a cached prefix (notebook 15)."""
         check_tensor("x", x, ndim=3, floating=True)
+        offset = check_int("offset", offset, minimum=0)
         seq_len = x.shape[1]
+        end = offset + seq_len  # one past the last position
         if x.shape[-1] != self.d_model:
             raise ValueError(
                 f"x must have last dimension d_model={self.d_model}, got shape {tuple(x.shape)}"
             )
-        if seq_len > self.max_len:
+        if end > self.max_len:
+            length = f"seq_len={seq_len}" if offset == 0 else f"offset + seq_len={end}"
             raise ValueError(
-                f"seq_len={seq_len} is longer than max_len={self.max_len}: build the module "
+                f"{length} is longer than max_len={self.max_len}: build the module "
                 f"with a larger max_len (the formula works for any position)"
             )
-        return self.dropout(x + self.pe[:seq_len].to(dtype=x.dtype))  # (batch, seq_len, d_model)
+        return self.dropout(x + self.pe[offset:end].to(dtype=x.dtype))  # (batch, seq_len, d_model)
 
     def extra_repr(self) -> str:
         return f"d_model={self.d_model}, max_len={self.max_len}, base={self.base:g}"
