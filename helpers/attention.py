@@ -241,6 +241,10 @@ class MultiHeadAttention(nn.Module):
                 raise TypeError(f"{name} must be a bool, got {flag!r}")
         self.rotary = rotary
         self.rotary_base = check_positive_float("rotary_base", rotary_base)
+        # Frequencies other than base**(-2k/d_k) and a factor on queries and keys: see
+        # set_rotary_frequencies (long contexts, notebook 15). None and 1.0: plain RoPE.
+        self.register_buffer("rotary_frequencies", None, persistent=False)  # (d_k/2,) or None
+        self.rotary_scale = 1.0
         if rotary and self.d_k % 2:
             raise ValueError(
                 f"rotary=True needs an even head width d_k = d_model // num_heads, got "
@@ -255,6 +259,25 @@ class MultiHeadAttention(nn.Module):
                 self.relative_v = RelativePositionEmbedding(m, self.d_k)
         elif relative_values:
             raise ValueError("relative_values=True needs relative_max_distance, got None")
+
+    def set_rotary_frequencies(
+        self, frequencies: torch.Tensor | None, attention_scale: float = 1.0
+    ) -> None:
+        """Rotate with ``frequencies (d_k/2,)`` instead of ``rotary_base``'s, and multiply the
+        rotated queries and keys by ``attention_scale`` (YaRN's temperature); ``None`` and 1.0
+        restore plain RoPE. Use :func:`~helpers.encodings.scaled_rotary_frequencies` to make
+        them (notebook 15)."""
+        if not self.rotary:
+            raise ValueError("set_rotary_frequencies needs a module built with rotary=True")
+        if frequencies is not None:
+            check_tensor("frequencies", frequencies, ndim=1, floating=True)
+            if frequencies.shape[0] != self.d_k // 2:
+                raise ValueError(
+                    f"frequencies must have shape (d_k/2,) = ({self.d_k // 2},), got "
+                    f"{tuple(frequencies.shape)}"
+                )
+        self.rotary_frequencies = frequencies
+        self.rotary_scale = check_positive_float("attention_scale", attention_scale)
 
     def _split_heads(self, x: torch.Tensor) -> torch.Tensor:
         batch, length, _ = x.shape
@@ -328,8 +351,11 @@ class MultiHeadAttention(nn.Module):
         k = self._split_heads(self.k_proj(key))  # (B, H, L_k, d_k)
         v = self._split_heads(self.v_proj(value))  # (B, H, L_k, d_k)
         if self.rotary:  # queries and keys each at their positions offset, offset + 1, ...
-            q = apply_rotary(q, _positions(offset, q), base=self.rotary_base)
-            k = apply_rotary(k, _positions(offset, k), base=self.rotary_base)
+            omega, scale = self.rotary_frequencies, self.rotary_scale
+            q = apply_rotary(q, _positions(offset, q), self.rotary_base, frequencies=omega)
+            k = apply_rotary(k, _positions(offset, k), self.rotary_base, frequencies=omega)
+            if scale != 1.0:  # YaRN: q . k grows by scale**2, a lower softmax temperature
+                q, k = q * scale, k * scale
         if cache is not None:
             k, v = cache.extend(k, v)  # (B, H, offset + L_k, d_k): every key so far
         if self.relative_k is not None:

@@ -37,7 +37,12 @@ from ._checks import (
     check_tensor,
 )
 from .attention import KVCache, LayerKVCache, MultiHeadAttention, causal_mask, to_ignore_mask
-from .encodings import POSITIONAL_KINDS, TokenAndPositionEmbedding, alibi_bias
+from .encodings import (
+    POSITIONAL_KINDS,
+    TokenAndPositionEmbedding,
+    alibi_bias,
+    scaled_rotary_frequencies,
+)
 
 __all__ = [
     "POSITIONAL_KINDS",
@@ -49,6 +54,7 @@ __all__ = [
     "TorchReferenceTransformer",
     "greedy_decode",
     "generate",
+    "set_rotary_scaling",
     "count_parameters",
 ]
 
@@ -548,6 +554,39 @@ class DecoderOnlyTransformer(nn.Module):
             weights.append(w)
         logits = self.output_projection(self.final_norm(x))  # (B, L, vocab_size)
         return (logits, weights) if return_attention else logits
+
+
+def set_rotary_scaling(
+    model: nn.Module,
+    method: str | None,
+    factor: float = 1.0,
+    original_max_len: int | None = None,
+    **options: float,
+) -> tuple[torch.Tensor, float] | None:
+    """Stretch the rotary embeddings of every self-attention in ``model`` (built with
+    ``positional="rope"``) for a context ``factor`` times the training length: ``method`` is
+    ``"linear"``, ``"ntk"`` or ``"yarn"`` (see :func:`~helpers.encodings.scaled_rotary_frequencies`,
+    whose ``beta_fast``/``beta_slow`` pass through ``options``); ``None`` restores plain RoPE.
+    Works on a trained model, with or without fine-tuning after. Returns ``(omega,
+    attention_scale)``, or None. Notebook 15.
+    """
+    rotary = [m for m in model.modules() if isinstance(m, MultiHeadAttention) and m.rotary]
+    if not rotary:
+        raise ValueError(
+            f"model has no rotary self-attention (build it with positional='rope'), got "
+            f"{type(model).__name__}"
+        )
+    if method is None:
+        for attention in rotary:
+            attention.set_rotary_frequencies(None)
+        return None
+    first = rotary[0]
+    omega, scale = scaled_rotary_frequencies(
+        first.d_k, method, factor, first.rotary_base, original_max_len, **options
+    )
+    for attention in rotary:
+        attention.set_rotary_frequencies(omega, scale)
+    return omega, scale
 
 
 class TorchReferenceTransformer(nn.Module):

@@ -105,3 +105,111 @@ def test_factor_one_changes_nothing():
         omega, scale = scaled_rotary_frequencies(D, method, 1.0, original_max_len=128)
         torch.testing.assert_close(omega, rotary_frequencies(D), rtol=1e-15, atol=0)
         assert scale == 1.0
+
+
+# ------------------------------------------------------------ in attention and in the models
+
+
+def test_apply_rotary_with_the_default_frequencies_given_explicitly_changes_nothing():
+    x = torch.randn(2, 5, 8, dtype=torch.float64)
+    given = apply_rotary(x, frequencies=rotary_frequencies(8))
+    torch.testing.assert_close(given, apply_rotary(x), rtol=0, atol=0)
+
+
+def test_apply_rotary_with_interpolated_frequencies_equals_squeezed_positions():
+    x = torch.randn(1, 6, 8, dtype=torch.float64)
+    omega, _ = scaled_rotary_frequencies(8, "linear", 4.0)
+    positions = torch.arange(6.0)
+    torch.testing.assert_close(
+        apply_rotary(x, positions, frequencies=omega), apply_rotary(x, positions / 4)
+    )
+
+
+def test_apply_rotary_refuses_frequencies_of_the_wrong_width():
+    with pytest.raises(ValueError, match=r"frequencies must have shape \(d/2,\) = \(4,\)"):
+        apply_rotary(torch.zeros(1, 2, 8), frequencies=torch.ones(3))
+
+
+def rope_model(seed=0):
+    from helpers import seed_everything
+    from helpers.transformer import DecoderOnlyTransformer
+
+    seed_everything(seed)
+    return DecoderOnlyTransformer(
+        11, d_model=32, num_heads=2, num_layers=2, d_ff=32, max_len=64, positional="rope"
+    ).eval()
+
+
+def test_set_rotary_scaling_reaches_every_layer_and_can_be_undone():
+    from helpers.transformer import set_rotary_scaling
+
+    model = rope_model()
+    x = torch.randint(0, 11, (2, 20), generator=torch.Generator().manual_seed(0))
+    plain = model(x)
+    omega, scale = set_rotary_scaling(model, "yarn", 4.0, original_max_len=16)
+    expected, expected_scale = scaled_rotary_frequencies(16, "yarn", 4.0, original_max_len=16)
+    torch.testing.assert_close(omega, expected)
+    assert scale == expected_scale
+    for layer in model.layers:
+        torch.testing.assert_close(layer.self_attn.rotary_frequencies, expected)
+        assert layer.self_attn.rotary_scale == expected_scale
+    scaled = model(x)
+    assert not torch.allclose(scaled, plain, atol=1e-4)
+    assert set_rotary_scaling(model, None) is None
+    torch.testing.assert_close(model(x), plain)
+
+
+def test_linear_scaling_of_a_model_equals_feeding_it_squeezed_positions():
+    """Interpolation by 2 at position 2t is the unscaled model at position t: check on q . k."""
+    from helpers.attention import MultiHeadAttention
+
+    torch.manual_seed(0)
+    attention = MultiHeadAttention(8, 1, rotary=True).eval()
+    q = torch.randn(1, 1, 4, 8)
+    omega, _ = scaled_rotary_frequencies(8, "linear", 2.0)
+    rotated_scaled = apply_rotary(q, torch.arange(0.0, 8.0, 2.0), frequencies=omega)
+    rotated_plain = apply_rotary(q, torch.arange(4.0))
+    torch.testing.assert_close(rotated_scaled, rotated_plain)
+    attention.set_rotary_frequencies(omega)
+    torch.testing.assert_close(attention.rotary_frequencies, omega)
+
+
+def test_yarn_temperature_multiplies_queries_and_keys():
+    from helpers.attention import MultiHeadAttention
+
+    torch.manual_seed(0)
+    attention = MultiHeadAttention(8, 1, rotary=True).eval()
+    x = torch.randn(1, 3, 8)
+    _, plain = attention(x, x, x)
+    attention.set_rotary_frequencies(None, attention_scale=2.0)
+    _, hotter = attention(x, x, x)
+    d_k = 8
+    q = apply_rotary(attention.q_proj(x), base=attention.rotary_base)
+    k = apply_rotary(attention.k_proj(x), base=attention.rotary_base)
+    expected = torch.softmax(4.0 * q @ k.transpose(-2, -1) / d_k**0.5, dim=-1)[:, None]
+    torch.testing.assert_close(hotter, expected)
+    assert not torch.allclose(hotter, plain)
+
+
+def test_rotary_scaling_errors():
+    from helpers.attention import MultiHeadAttention
+    from helpers.transformer import DecoderOnlyTransformer, set_rotary_scaling
+
+    with pytest.raises(ValueError, match="rotary=True"):
+        MultiHeadAttention(8, 2).set_rotary_frequencies(torch.ones(2))
+    with pytest.raises(ValueError, match=r"\(d_k/2,\) = \(2,\)"):
+        MultiHeadAttention(8, 2, rotary=True).set_rotary_frequencies(torch.ones(3))
+    with pytest.raises(ValueError, match="attention_scale"):
+        MultiHeadAttention(8, 2, rotary=True).set_rotary_frequencies(None, 0.0)
+    with pytest.raises(ValueError, match="positional='rope'"):
+        set_rotary_scaling(DecoderOnlyTransformer(11, d_model=8, num_heads=2), "linear", 2.0)
+
+
+@pytest.mark.parametrize("method", ["linear", "ntk", "yarn"])
+def test_cached_generation_equals_uncached_with_scaled_rotary(method):
+    from helpers.transformer import generate, set_rotary_scaling
+
+    model = rope_model()
+    set_rotary_scaling(model, method, 4.0, original_max_len=16)
+    prompt = torch.randint(0, 11, (2, 5), generator=torch.Generator().manual_seed(1))
+    assert torch.equal(generate(model, prompt, 20), generate(model, prompt, 20, use_cache=False))

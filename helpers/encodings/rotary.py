@@ -109,13 +109,16 @@ def apply_rotary(
     positions: torch.Tensor | Sequence[int] | None = None,
     base: float = 10000.0,
     layout: str = "interleaved",
+    frequencies: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """Rotate every pair of dimensions of ``x`` by ``position * omega_k``.
 
     ``x``: float tensor ``(..., seq_len, d)`` with ``d`` even (queries or keys of one head).
     ``positions``: ``(seq_len,)`` (or broadcastable to ``x.shape[:-1]``), integer or float;
     default ``0 .. seq_len - 1``. ``layout``: ``"interleaved"`` pairs ``(2k, 2k+1)``,
-    ``"half"`` pairs ``(k, k + d/2)``. Returns a tensor of the shape and dtype of ``x``.
+    ``"half"`` pairs ``(k, k + d/2)``. ``frequencies``: the ``omega_k``, shape ``(d/2,)``, to
+    use instead of ``base**(-2k/d)`` (e.g. from :func:`scaled_rotary_frequencies`, notebook 15).
+    Returns a tensor of the shape and dtype of ``x``.
 
     For a pair ``(x_a, x_b)`` and angle ``theta = t * omega_k``:
     ``(x_a cos theta - x_b sin theta, x_a sin theta + x_b cos theta)``.
@@ -129,7 +132,16 @@ def apply_rotary(
 
     # Angles in float64 (float32 on devices without it) so that long positions stay accurate.
     work = torch.float32 if x.device.type == "mps" else torch.float64
-    omega = rotary_frequencies(d, base, dtype=work).to(x.device)  # (d/2,)
+    if frequencies is None:
+        omega = rotary_frequencies(d, base, dtype=work).to(x.device)  # (d/2,)
+    else:
+        check_tensor("frequencies", frequencies, ndim=1, floating=True)
+        if frequencies.shape[0] != d // 2:
+            raise ValueError(
+                f"frequencies must have shape (d/2,) = ({d // 2},) for x of width d={d}, got "
+                f"{tuple(frequencies.shape)}"
+            )
+        omega = frequencies.to(device=x.device, dtype=work)  # (d/2,)
     angles = t.to(work)[..., None] * omega  # (..., seq_len, d/2)
     if layout == "interleaved":
         angles = angles.repeat_interleave(2, dim=-1)  # (..., seq_len, d): theta_0, theta_0, ...
