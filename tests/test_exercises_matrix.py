@@ -57,6 +57,10 @@ RIGHT_AND_WRONG = {
     ),
     "check_rotary": (apply_rotary, lambda x, p: apply_rotary(x, p + 1)),
     "check_alibi_slopes": (alibi_slopes, lambda n: alibi_slopes(n).flip(0)),
+    "check_ntk_frequencies": (
+        modern_ex._ntk_frequencies,
+        lambda d, factor, base: modern_ex._ntk_frequencies(d, factor, base) * 1.01,
+    ),
     "check_accuracy_by_position": (
         modern_ex._accuracy_by_position,
         lambda logits, tokens: modern_ex._accuracy_by_position(logits, tokens) * 0.5,

@@ -8,6 +8,7 @@ from helpers.encodings import alibi_slopes, apply_rotary, relative_positions
 from helpers.exercises import (
     check_accuracy_by_position,
     check_alibi_slopes,
+    check_ntk_frequencies,
     check_relative_positions,
     check_rotary,
 )
@@ -25,6 +26,7 @@ def stub(*args):
         (check_rotary, apply_rotary),
         (check_alibi_slopes, alibi_slopes),
         (check_accuracy_by_position, ex._accuracy_by_position),
+        (check_ntk_frequencies, ex._ntk_frequencies),
     ],
 )
 def test_right_answers_pass_and_stubs_are_reported(checker, right, capsys):
@@ -91,6 +93,10 @@ def test_answers_in_other_forms_pass(capsys):
         (check_alibi_slopes, ex._negative_slopes, "positive"),
         (check_accuracy_by_position, ex._not_shifted, "NEXT token"),
         (check_accuracy_by_position, ex._shifted_twice, "shifted by two"),
+        (check_ntk_frequencies, ex._ntk_exponent_inverted, "d / (d - 2)"),
+        (check_ntk_frequencies, ex._ntk_as_interpolation, "position interpolation"),
+        (check_ntk_frequencies, ex._ntk_base_times_factor, "power d / (d - 2)"),
+        (check_ntk_frequencies, ex._ntk_dimension_index, "pair index"),
     ],
 )
 def test_each_classic_mistake_fails_with_its_hint(checker, mistake, words, capsys):
@@ -156,3 +162,13 @@ def test_accuracy_checker_accepts_numpy_and_rejects_wrong_averaging(capsys):
 
     assert check_accuracy_by_position(averaged_over_positions) is False
     assert "expected shape" in capsys.readouterr().out
+
+
+def test_an_ntk_answer_written_with_numpy_and_a_loop_passes(capsys):
+    def mine(d, factor, base):
+        new_base = base * factor ** (d / (d - 2))
+        return [new_base ** (-2 * k / d) for k in range(d // 2)]
+
+    assert check_ntk_frequencies(mine) is True
+    assert check_ntk_frequencies(lambda d, f, b: np.ones(d // 2)) is False
+    assert "the first frequency is 1" in capsys.readouterr().out

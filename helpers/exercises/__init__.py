@@ -16,6 +16,7 @@ from .encodings import (
 from .modern import (
     check_accuracy_by_position,
     check_alibi_slopes,
+    check_ntk_frequencies,
     check_relative_positions,
     check_rotary,
 )
@@ -31,6 +32,7 @@ __all__ = [
     "check_rotary",
     "check_alibi_slopes",
     "check_accuracy_by_position",
+    "check_ntk_frequencies",
     "check_attention",
     "check_causal_mask",
     "check_padding_mask",

@@ -1,5 +1,5 @@
 """Checkers for the modern-encoding exercises: relative offsets, RoPE and ALiBi (notebook 11),
-next-token accuracy by position (notebook 12)."""
+next-token accuracy by position (notebook 12), NTK-aware rotary frequencies (notebook 15)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,13 @@ from collections.abc import Callable
 
 import torch
 
-from ..encodings import alibi_slopes, apply_rotary, relative_positions
+from ..encodings import (
+    alibi_slopes,
+    apply_rotary,
+    relative_positions,
+    rotary_frequencies,
+    scaled_rotary_frequencies,
+)
 from ._core import Case, Mistake, run_checker
 
 __all__ = [
@@ -15,6 +21,7 @@ __all__ = [
     "check_rotary",
     "check_alibi_slopes",
     "check_accuracy_by_position",
+    "check_ntk_frequencies",
 ]
 
 
@@ -302,4 +309,67 @@ def check_accuracy_by_position(fn: Callable[[torch.Tensor, torch.Tensor], object
         mistakes,
         generic_hint="take argmax over the vocabulary, compare, and average over "
         "the sequences (dim 0), not over the positions.",
+    )
+
+
+# --- NTK-aware rotary frequencies (notebook 15) ---------------------------------------------------
+
+_NTK_ARGS = [(8, 2.0, 10000.0), (16, 4.0, 10000.0), (64, 8.0, 10000.0), (32, 3.0, 500.0)]
+
+
+def _ntk_frequencies(d: int, factor: float, base: float) -> torch.Tensor:
+    return scaled_rotary_frequencies(d, "ntk", factor, base)[0]
+
+
+def _ntk_exponent_inverted(d: int, factor: float, base: float) -> torch.Tensor:
+    return rotary_frequencies(d, base * factor ** ((d - 2) / d))
+
+
+def _ntk_as_interpolation(d: int, factor: float, base: float) -> torch.Tensor:
+    return rotary_frequencies(d, base) / factor
+
+
+def _ntk_base_times_factor(d: int, factor: float, base: float) -> torch.Tensor:
+    return rotary_frequencies(d, base * factor)
+
+
+def _ntk_dimension_index(d: int, factor: float, base: float) -> torch.Tensor:
+    new_base = base * factor ** (d / (d - 2))
+    i = torch.arange(d // 2, dtype=torch.float64)  # the pair index used as a dimension index
+    return new_base ** (-i / d)
+
+
+def check_ntk_frequencies(fn: Callable[[int, float, float], object]) -> bool:
+    """Check ``fn(d, factor, base)`` -> NTK-aware frequencies ``(base * factor**(d/(d-2)))**(-2k/d)``
+    (:func:`~helpers.encodings.scaled_rotary_frequencies` with ``method="ntk"``)."""
+    cases = [
+        Case(args, _ntk_frequencies(*args), f"d={args[0]}, factor={args[1]}") for args in _NTK_ARGS
+    ]
+    mistakes = [
+        Mistake(
+            _ntk_exponent_inverted,
+            "the exponent is d / (d - 2), not (d - 2) / d: it is chosen so that the slowest "
+            "pair, k = d/2 - 1, is slowed down by exactly the factor.",
+        ),
+        Mistake(
+            _ntk_as_interpolation,
+            "dividing every frequency by the factor is position interpolation; NTK-aware "
+            "scaling changes the base, so the fast pairs stay almost as they were.",
+        ),
+        Mistake(
+            _ntk_base_times_factor,
+            "multiplying the base by the factor alone slows the slowest pair by less than the "
+            "factor: raise the factor to the power d / (d - 2) first.",
+        ),
+        Mistake(
+            _ntk_dimension_index,
+            "omega_k uses the pair index k with exponent -2k/d (k = 0 .. d/2 - 1), not -k/d.",
+        ),
+    ]
+    return run_checker(
+        "check_ntk_frequencies",
+        fn,
+        cases,
+        mistakes,
+        generic_hint="the first frequency is 1 and the last is the unscaled last one / factor.",
     )
