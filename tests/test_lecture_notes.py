@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 NOTES = NOTEBOOKS / "lectures"
-LESSONS = sorted(p for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb") if int(p.name[:2]) <= 13)
+LESSONS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 PARTS = ("**Ask the room:**", "**Expected answers:**", "**Usual misconception:**", "**Minutes:**")
 
 
@@ -49,8 +49,8 @@ def notes_for(lesson: Path) -> Path:
     return NOTES / f"{lesson.name[:2]}_notes.md"
 
 
-def test_every_lesson_00_to_13_is_covered():
-    assert [p.name[:2] for p in LESSONS] == [f"{n:02d}" for n in range(14)]
+def test_every_lesson_is_covered():
+    assert [p.name[:2] for p in LESSONS][:14] == [f"{n:02d}" for n in range(14)]
     for lesson in LESSONS:
         assert notes_for(lesson).is_file(), f"missing speaker notes {notes_for(lesson).name}"
 
