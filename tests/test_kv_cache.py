@@ -176,3 +176,23 @@ def test_generate_restores_training_mode_and_checks_its_arguments():
         generate(model, tokens(1, 2).float(), 1)
     with pytest.raises(TypeError, match="model"):
         generate(torch.nn.Linear(2, 2), tokens(1, 2), 1)
+
+
+def test_evaluate_decodes_with_the_cache_when_the_model_takes_one():
+    from helpers.training import evaluate, exact_match, token_accuracy
+
+    seed_everything(0)
+    model = Transformer(11, 11, **SIZE, dropout=0.0).eval()
+    src = tokens(6, 5)
+    tgt = torch.cat([torch.ones(6, 1, dtype=torch.long), src.flip(1), torch.full((6, 1), 2)], 1)
+    scores = evaluate(model, src, tgt, bos_id=1, eos_id=2)
+    uncached = greedy_decode(model, src, tgt.shape[1] - 1, 1, 2, use_cache=False)
+    assert scores == {
+        "token_accuracy": token_accuracy(uncached, tgt[:, 1:]),
+        "exact_match": exact_match(uncached, tgt[:, 1:]),
+    }
+    reference = TorchReferenceTransformer(11, 11, d_model=16, num_heads=2).eval()
+    assert set(evaluate(reference, src, tgt, bos_id=1, eos_id=2)) == {
+        "token_accuracy",
+        "exact_match",
+    }
