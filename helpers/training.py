@@ -90,7 +90,7 @@ def noam_scheduler(
     The optimizer's own ``lr`` must be 1.0 (``LambdaLR`` multiplies it by the schedule).
     ``LambdaLR`` counts from 0, the paper from 1: the lambda shifts by one.
     """
-    noam_lr(1, d_model, warmup_steps, factor)  # validate the arguments now
+    # d_model, warmup_steps, factor: checked when LambdaLR below evaluates the first step
     if not isinstance(optimizer, torch.optim.Optimizer):
         raise TypeError(
             f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}"
@@ -269,7 +269,7 @@ def train(
     ``helpers.data.batch_stream``. ``progress`` shows a progress bar (a widget in Jupyter).
     Returns the per-step losses and learning rates; the model is left in training mode.
     """
-    num_steps = check_int("num_steps", num_steps, minimum=1)
+    # num_steps: checked by noam_scheduler below, which needs it for the cool-down
     d_model = check_int("model.d_model", getattr(model, "d_model", None), minimum=1)
     lr_factor = check_positive_float("lr_factor", lr_factor)  # named as the caller wrote it
     optimizer = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)

@@ -81,12 +81,17 @@ class _HideMessages(ast.NodeTransformer):
         self.generic_visit(node)
         name = _call_name(node)
         if (name.startswith(("check_", "_check_"))) and node.args:
-            first = node.args[0]
-            if isinstance(first, ast.Constant) and (
-                first.value is None or isinstance(first.value, str)
-            ):
-                node.args[0] = ast.Constant("<name>")
+            # the argument's name, and for check_same_dtype the owner's ("the module's
+            # weights"): both are only printed
+            places = (0, 2) if name == "check_same_dtype" else (0,)
+            for place in places:
+                if place < len(node.args) and _is_text(node.args[place]):
+                    node.args[place] = ast.Constant("<name>")
         return node
+
+
+def _is_text(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, str))
 
 
 def _without_messages(function: ast.FunctionDef) -> str:

@@ -318,4 +318,4 @@ def format_score_table(scores: Mapping[str, Mapping[str, bool]]) -> str:
         passed = sum(row[c] for c in criteria)
         cells = [m.ljust(w) for m, w in zip(marks, widths, strict=True)]
         lines.append("  ".join([name.ljust(first), *cells, f"{passed}/{len(criteria)}"]))
-    return "\n".join(line.rstrip() for line in lines)
+    return "\n".join(lines)

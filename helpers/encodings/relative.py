@@ -128,7 +128,6 @@ class RelativePositionEmbedding(nn.Module):
                 f"q must have last dimension d_k={self.d_k}, got shape {tuple(q.shape)}"
             )
         check_same_dtype("q", q, "the embedding's weight", self.weight)
-        len_k = check_int("len_k", len_k, minimum=1)
         per_offset = q @ self.weight.T  # (..., L_q, 2 * max_distance + 1)
         index = self._index(q.shape[-2], len_k, query_offset)  # (L_q, L_k)
         index = index.expand(*q.shape[:-1], len_k)  # (..., L_q, L_k)

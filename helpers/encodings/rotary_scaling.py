@@ -37,7 +37,7 @@ def _pair_with_rotations(rotations: float, d: int, base: float, original_max_len
 
 
 def _yarn_correction_range(
-    d: int, base: float, original_max_len: int, beta_fast: float = 32.0, beta_slow: float = 1.0
+    d: int, base: float, original_max_len: int, beta_fast: float, beta_slow: float
 ) -> tuple[int, int]:
     """YaRN's ramp ``(low, high)`` over pair indices, floored/ceiled and clipped to
     ``[0, d - 1]`` as in the authors' code: pairs ``k <= low`` keep their frequency, pairs
