@@ -135,11 +135,15 @@ def test_naive_defaults_in_use():
     np.testing.assert_array_equal(
         naive.single_sine_encoding(np.arange(4)).ravel(), np.sin(np.arange(4))
     )
-    repeats_at_512 = lambda t: (np.asarray(t) % 512)[:, None].astype(float)  # noqa: E731
+
+    def repeats_at_512(t):
+        return (np.asarray(t) % 512)[:, None].astype(float)
+
+    def noisy_from_50(t):
+        t = np.asarray(t)
+        return np.where(t < 50, t, np.random.rand(len(t)))[:, None]
+
     assert naive.unique_per_position(repeats_at_512, verbose=False) is True
-    noisy_from_50 = lambda t: np.where(np.asarray(t) < 50, np.asarray(t), np.random.rand(len(t)))[
-        :, None
-    ]  # noqa: E731
     assert naive.deterministic(noisy_from_50, verbose=False) is True
 
 
