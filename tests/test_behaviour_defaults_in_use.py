@@ -141,7 +141,8 @@ def test_naive_defaults_in_use():
 
     def noisy_from_50(t):
         t = np.asarray(t)
-        return np.where(t < 50, t, np.random.rand(len(t)))[:, None]
+        fresh = np.random.default_rng().random(len(t))  # different on every call
+        return np.where(t < 50, t, fresh)[:, None]
 
     assert naive.unique_per_position(repeats_at_512, verbose=False) is True
     assert naive.deterministic(noisy_from_50, verbose=False) is True
