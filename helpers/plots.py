@@ -16,6 +16,7 @@ import numpy as np
 from matplotlib.patches import FancyBboxPatch, Rectangle
 
 from ._checks import check_choice, check_int
+from ._convert import as_numpy
 
 __all__ = [
     "ENCODING_CMAP",
@@ -49,15 +50,6 @@ def set_style(dpi: int = 80) -> None:
     )
 
 
-def _as_numpy(values) -> np.ndarray:
-    if hasattr(values, "detach"):
-        values = values.detach().cpu()
-        if str(values.dtype) == "torch.bfloat16":  # NumPy has no bfloat16
-            values = values.float()
-        values = values.numpy()
-    return np.asarray(values)
-
-
 def _check_labels(name: str, labels: Sequence[str] | None, axis: str, size: int) -> None:
     """Tick labels, when given, must be one per row (``L_q``) or column (``L_k``) of the weights."""
     if labels is not None and len(labels) != size:
@@ -75,7 +67,7 @@ def plot_encoding(
     ylabel: str = "position t",
 ) -> np.ndarray:
     """Heatmap of an encoding table ``(num_positions, d_model)``; returns the array drawn."""
-    data = _as_numpy(pe)
+    data = as_numpy(pe)
     if data.ndim != 2:
         raise ValueError(f"pe must be a 2-D table (positions, dimensions), got shape {data.shape}")
     if ax is None:
@@ -97,7 +89,7 @@ def plot_attention(
     colorbar: bool = True,
 ) -> np.ndarray:
     """Heatmap of attention weights ``(L_q, L_k)`` with optional token labels."""
-    data = _as_numpy(weights)
+    data = as_numpy(weights)
     if data.ndim != 2:
         raise ValueError(f"weights must be 2-D (L_q, L_k), got shape {data.shape}")
     _check_labels("queries", queries, "L_q", data.shape[0])

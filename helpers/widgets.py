@@ -17,6 +17,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ._checks import check_even, check_int, check_positive_float
+from ._convert import as_numpy
 from .encodings import sinusoidal_encoding
 from .plots import plot_encoding
 
@@ -28,10 +29,7 @@ Encoding = Callable[[int, int, float], np.ndarray]
 
 
 def _table(encoding: Encoding, num_positions: int, d_model: int, base: float) -> np.ndarray:
-    pe = encoding(num_positions, d_model, base)
-    if hasattr(pe, "detach"):
-        pe = pe.detach().cpu().numpy()
-    pe = np.asarray(pe, dtype=np.float64)
+    pe = as_numpy(encoding(num_positions, d_model, base)).astype(np.float64)
     if pe.shape != (num_positions, d_model):
         raise ValueError(
             f"encoding must return shape (num_positions, d_model) = {(num_positions, d_model)}, "

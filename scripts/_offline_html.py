@@ -1,9 +1,11 @@
-"""Offline HTML helpers: vendored assets (slides and site) and nbconvert pages (slides).
+"""Offline HTML: what the site build and the slide build share.
 
-The static site is built by Sphinx (``docs/conf.py``, ``scripts/build_site.py``), which uses
-:func:`vendor_assets` and :func:`external_assets` from here. The slide build
-(``scripts/build_slides.py``) uses the rest: nbconvert's reveal.js exporter, and a plain page
-(``kind="site"``) for the glossary and references beside the decks.
+The static site is built by Sphinx (``docs/conf.py``, ``scripts/build_site.py``); the slides by
+nbconvert's reveal.js exporter (``scripts/build_slides.py``). Both use from here: the vendored
+assets (:func:`vendor_assets`), the offline checks (:func:`external_assets`,
+:func:`network_loads`) and the safe replacement of the output folder (:func:`build_replacing`).
+The slide build also uses the offline page template (:func:`course_template`,
+:func:`export_page`) for its decks and for a plain page beside them (glossary, references).
 
 Offline means offline: nbconvert's stock templates load MathJax, require.js, jQuery, mermaid,
 the widget manager and reveal.js from public CDNs. The templates below drop every one of those
@@ -23,36 +25,32 @@ import importlib.util
 import os
 import re
 import shutil
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import nbformat
 from jinja2 import DictLoader
 from nbconvert import HTMLExporter, SlidesExporter
 
-ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = ROOT / "notebooks"
+T = TypeVar("T")
 STATIC = "_static"
 EXTRA_PAGES = ("glossary", "references")  # notebooks/<name>.md -> <name>.html
 
 __all__ = [
     "EXTRA_PAGES",
-    "ROOT",
-    "markdown_notebook",
-    "course_notebooks",
-    "notebook_title",
-    "page_name",
-    "vendor_assets",
+    "build_replacing",
+    "course_template",
     "export_page",
     "external_assets",
+    "markdown_notebook",
+    "network_loads",
+    "notebook_title",
+    "page_name",
     "rewrite_local_links",
+    "vendor_assets",
 ]
-
-
-def course_notebooks(root: Path = ROOT) -> list[Path]:
-    """Every notebook of the course: the lessons in order, then the worked solutions."""
-    lessons = sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-    solutions = sorted((root / "notebooks" / "solutions").glob("[0-9][0-9]_*.ipynb"))
-    return lessons + solutions
 
 
 def page_name(path: Path) -> Path:
@@ -187,7 +185,8 @@ main.course-page { max-width: 1100px; margin: 0 auto; padding: 0 16px; }
 </style>
 """
 
-_SITE_TEMPLATE = (
+# Every course page and deck starts so: no CDN script, no widget manager, no mermaid, local MathJax.
+_HEAD = (
     "{%- extends 'index.html.j2' -%}\n"
     "{% from 'course_mathjax.j2' import local_mathjax %}\n"
     "{% block html_head_js %}{% endblock html_head_js %}\n"
@@ -195,81 +194,49 @@ _SITE_TEMPLATE = (
     "{% block html_head_js_mermaidjs %}{% endblock html_head_js_mermaidjs %}\n"
     "{% block html_head_js_mathjax %}{{ local_mathjax(resources.course.static) }}"
     "{% endblock html_head_js_mathjax %}\n"
+)
+
+_SITE_BODY = (
     "{% block html_head_css %}" + _PAGE_CSS + "{% endblock html_head_css %}\n"
     "{%- block body_header -%}\n"
     '<body class="jp-Notebook" data-jp-theme-light="true" data-jp-theme-name="JupyterLab Light">\n'
     '<main class="course-page">\n'
     "{%- endblock body_header -%}\n"
-    "{% block body_footer %}</main>\n</body>{% endblock body_footer %}\n" + _WIDGET_FALLBACK
-)
-
-_SLIDES_TEMPLATE = (
-    "{%- extends 'index.html.j2' -%}\n"
-    "{% from 'course_mathjax.j2' import local_mathjax %}\n"
-    "{% block html_head_js %}{% endblock html_head_js %}\n"
-    "{% block jupyter_widgets %}{% endblock jupyter_widgets %}\n"
-    "{% block html_head_js_mathjax %}{{ local_mathjax(resources.course.static) }}"
-    "{% endblock html_head_js_mathjax %}\n"
-    "{% block footer_js %}\n"
-    '<script src="{{ resources.reveal.url_prefix }}/dist/reveal.js"></script>\n'
-    '<script src="{{ resources.reveal.url_prefix }}/plugin/notes/notes.js"></script>\n'
-    "<script>\n"
-    "Reveal.initialize({controls: true, progress: true, history: true, center: false,\n"
-    '  transition: "{{ resources.reveal.transition }}", slideNumber: "c/t",\n'
-    "  width: {{ resources.reveal.width }}, height: {{ resources.reveal.height }},\n"
-    "  plugins: [RevealNotes]});\n"
-    "// A slide taller than the screen scrolls instead of overflowing; MathJax typesets\n"
-    "// hidden slides with zero size, so the visible one is typeset again.\n"
-    "function showSlide(slide) {\n"
-    "  var limit = Reveal.getConfig().height * 0.95;\n"
-    "  if (slide && slide.scrollHeight > limit) {\n"
-    "    slide.style.height = limit + 'px'; slide.style.overflowY = 'auto'; }\n"
-    "  if (slide && window.MathJax && MathJax.Hub) { MathJax.Hub.Queue(['Rerender', MathJax.Hub, slide]); }\n"
-    "}\n"
-    "Reveal.on('ready', function (event) { showSlide(event.currentSlide); });\n"
-    "Reveal.on('slidechanged', function (event) { showSlide(event.currentSlide); });\n"
-    "</script>\n"
-    "{% endblock footer_js %}\n" + _WIDGET_FALLBACK
-)
-
-_LOADER = DictLoader(
-    {
-        "course_mathjax.j2": _MATHJAX,
-        "course_site.html.j2": _SITE_TEMPLATE,
-        "course_slides.html.j2": _SLIDES_TEMPLATE,
-    }
+    "{% block body_footer %}</main>\n</body>{% endblock body_footer %}\n"
 )
 
 
-def _exporter(kind: str):
-    if kind == "site":
-        return HTMLExporter(
-            template_name="lab", template_file="course_site.html.j2", extra_loaders=[_LOADER]
+def course_template(name: str, blocks: str) -> DictLoader:
+    """A loader with template ``name``: the course's offline head, then ``blocks`` (Jinja blocks
+    overriding nbconvert's ``index.html.j2``), then the widget fallback."""
+    return DictLoader({"course_mathjax.j2": _MATHJAX, name: _HEAD + blocks + _WIDGET_FALLBACK})
+
+
+_PAGE_EXPORTER: list[HTMLExporter] = []  # built on first use
+
+
+def _page_exporter() -> HTMLExporter:
+    if not _PAGE_EXPORTER:
+        loader = course_template("course_site.html.j2", _SITE_BODY)
+        _PAGE_EXPORTER.append(
+            HTMLExporter(
+                template_name="lab", template_file="course_site.html.j2", extra_loaders=[loader]
+            )
         )
-    if kind == "slides":
-        exporter = SlidesExporter(
-            template_name="reveal", template_file="course_slides.html.j2", extra_loaders=[_LOADER]
-        )
-        exporter.reveal_theme = "white"
-        exporter.reveal_transition = "none"  # calmer on a projector
-        exporter.reveal_width, exporter.reveal_height = "1280", "800"
-        return exporter
-    raise ValueError(f"kind must be 'site' or 'slides', got {kind!r}")
+    return _PAGE_EXPORTER[0]
 
 
-_EXPORTERS: dict[str, object] = {}
-
-
-def export_page(notebook, out_path: Path, static_dir: Path, kind: str) -> Path:
-    """Write ``notebook`` (a NotebookNode) as one HTML page at ``out_path``.
+def export_page(notebook, out_path: Path, static_dir: Path, exporter=None) -> Path:
+    """Write ``notebook`` (a NotebookNode) as one HTML page at ``out_path``; return that path.
 
     ``static_dir`` is the build's ``_static`` folder (linked relatively, so the build folder can
-    move); ``kind`` is ``"site"`` (a plain JupyterLab-styled page, used for the glossary beside
-    the slides) or ``"slides"`` (reveal.js).
+    move). ``exporter`` is an nbconvert exporter whose template starts with
+    :func:`course_template`: a ``SlidesExporter`` writes a reveal.js deck (``NN_x.slides.html``,
+    reveal.js from ``static_dir``); None, a plain JupyterLab-styled page (the glossary beside the
+    decks).
     """
-    if kind not in _EXPORTERS:
-        _EXPORTERS[kind] = _exporter(kind)
-    exporter = _EXPORTERS[kind]
+    exporter = exporter if exporter is not None else _page_exporter()
+    deck = isinstance(exporter, SlidesExporter)
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     static = Path(os.path.relpath(static_dir, out_path.parent)).as_posix()
@@ -277,12 +244,41 @@ def export_page(notebook, out_path: Path, static_dir: Path, kind: str) -> Path:
         "metadata": {"name": out_path.stem.removesuffix(".slides"), "path": str(out_path.parent)},
         "course": {"static": static},
     }
-    if kind == "slides":  # the exporter copies its traits into resources["reveal"]
+    if deck:  # the exporter copies its traits into resources["reveal"]
         exporter.reveal_url_prefix = f"{static}/reveal.js"
     body, _ = exporter.from_notebook_node(notebook, resources=resources)
-    suffix = ".slides.html" if kind == "slides" else ".html"
+    suffix = ".slides.html" if deck else ".html"
     out_path.write_text(rewrite_local_links(body, suffix), encoding="utf-8")
     return out_path
+
+
+# ---------------------------------------------------------------- the output folder
+
+
+def build_replacing(out_dir: Path, marker: str, build: Callable[[Path], T]) -> T:
+    """Run ``build(fresh)`` into a new folder beside ``out_dir``, then put it at ``out_dir``.
+
+    A folder that is not empty and holds no ``marker`` file (not built by this build) is never
+    replaced: ``FileExistsError``, before anything is built. An interrupted or failed build
+    leaves ``out_dir`` as it was and no temporary folder behind; no page of an earlier build
+    survives a finished one. Returns what ``build`` returns.
+    """
+    out_dir = Path(out_dir).resolve()
+    if out_dir.exists() and any(out_dir.iterdir()) and not (out_dir / marker).is_file():
+        raise FileExistsError(
+            f"--out {out_dir} is not empty and was not built by this script ({marker} missing): "
+            "refusing to replace it; choose another folder or delete it yourself"
+        )
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f".{out_dir.name}-", dir=out_dir.parent) as tmp:
+        fresh = Path(tmp) / "build"
+        fresh.mkdir()  # readable by everyone, unlike the private temporary folder around it
+        result = build(fresh)
+        (fresh / marker).write_text("built by a course build script; replaced by each build\n")
+        if out_dir.exists():
+            out_dir.rename(Path(tmp) / "previous")
+        fresh.rename(out_dir)
+    return result
 
 
 # ---------------------------------------------------------------- checks and links
@@ -291,6 +287,16 @@ _ASSET = re.compile(
     r"<(script|link|img|iframe)\b[^>]*?\b(?:src|href)\s*=\s*[\"']([^\"']+)[\"']", re.IGNORECASE
 )
 _IMPORT = re.compile(r"""import\s[^'"]*?from\s+['"](https?:)?//""")
+
+
+def network_loads(pages: list[Path], folder: Path) -> list[str]:
+    """One line per asset that a page under ``folder`` would fetch from the network."""
+    problems = []
+    for page in pages:
+        name = page.relative_to(folder).as_posix()
+        text = page.read_text(encoding="utf-8")
+        problems += [f"{name} loads from the network: {url}" for url in external_assets(text)]
+    return problems
 
 
 def external_assets(page: str) -> list[str]:

@@ -29,7 +29,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _offline_html import ROOT, external_assets  # noqa: E402
+from _course import ROOT, lesson_notebooks, solution_notebooks  # noqa: E402
+from _offline_html import build_replacing, network_loads  # noqa: E402
 
 DOCS = ROOT / "docs"
 DEFAULT_OUT = ROOT / "_build" / "site"
@@ -47,8 +48,7 @@ def stage_sources(root: Path, stage: Path) -> list[Path]:
     ``notebooks/lectures/`` (speaker notes with the answers).
     """
     notebooks = Path(root) / "notebooks"
-    sources = sorted(notebooks.glob("[0-9][0-9]_*.ipynb"))
-    sources += sorted((notebooks / "solutions").glob("[0-9][0-9]_*.ipynb"))
+    sources = lesson_notebooks(root) + solution_notebooks(root)
     sources += [notebooks / name for name in PAGES if (notebooks / name).is_file()]
     if not any(p.suffix == ".ipynb" for p in sources):
         raise FileNotFoundError(f"no notebooks/NN_*.ipynb under {root}")
@@ -81,12 +81,11 @@ def unsafe_html(page: str) -> list[str]:
 
 def _check(site: Path) -> int:
     pages = sorted(site.rglob("*.html"))
-    problems = []
+    problems = network_loads(pages, site)
     for page in pages:
-        text = page.read_text(encoding="utf-8")
         name = page.relative_to(site).as_posix()
-        problems += [f"{name} loads from the network: {url}" for url in external_assets(text)]
-        problems += [f"{name} holds unsafe HTML: {tag[:80]}" for tag in unsafe_html(text)]
+        unsafe = unsafe_html(page.read_text(encoding="utf-8"))
+        problems += [f"{name} holds unsafe HTML: {tag[:80]}" for tag in unsafe]
     if (site / "lectures").exists() or (site / "_sources" / "lectures").exists():
         problems.append("the speaker notes (notebooks/lectures/) reached the site")
     if problems:
@@ -97,29 +96,23 @@ def _check(site: Path) -> int:
 def build_site(out_dir: Path = DEFAULT_OUT, root: Path = ROOT, jobs: str = "auto") -> Path:
     """Build the site of the course at ``root`` into ``out_dir`` (replaced at the end)."""
     out_dir = Path(out_dir).resolve()
-    if out_dir.exists() and any(out_dir.iterdir()) and not (out_dir / MARKER).is_file():
-        raise FileExistsError(
-            f"--out {out_dir} is not empty and was not built by this script ({MARKER} missing): "
-            "refusing to replace it; choose another folder or delete it yourself"
-        )
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=f".{out_dir.name}-", dir=out_dir.parent) as tmp:
+    build_replacing(out_dir, MARKER, lambda fresh: _sphinx_build(Path(root), fresh, jobs))
+    return out_dir
+
+
+def _sphinx_build(root: Path, out: Path, jobs: str) -> None:
+    """Stage the sources of the course at ``root``, run sphinx-build into ``out``, check it."""
+    with tempfile.TemporaryDirectory(prefix=".site-sources-") as tmp:
         work = Path(tmp)
-        stage_sources(Path(root), work / "src")
-        fresh = work / "html"
+        stage_sources(root, work / "src")
         command = [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-j", jobs]
-        command += ["-c", str(DOCS), "-d", str(work / "doctrees"), str(work / "src"), str(fresh)]
+        command += ["-c", str(DOCS), "-d", str(work / "doctrees"), str(work / "src"), str(out)]
         env = {**os.environ, "PYTHONWARNINGS": "ignore::DeprecationWarning"}
         result = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
         sys.stderr.write(result.stderr.replace(str(work / "src") + os.sep, "notebooks/"))
-        if result.returncode != 0:
-            raise RuntimeError(f"sphinx-build failed (exit {result.returncode})")
-        _check(fresh)
-        (fresh / MARKER).write_text("built by scripts/build_site.py; replaced by each build\n")
-        if out_dir.exists():
-            out_dir.rename(work / "previous")
-        fresh.rename(out_dir)
-    return out_dir
+    if result.returncode != 0:
+        raise RuntimeError(f"sphinx-build failed (exit {result.returncode})")
+    _check(out)
 
 
 def main(argv: list[str] | None = None) -> int:

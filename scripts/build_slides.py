@@ -34,30 +34,27 @@ import argparse
 import copy
 import html
 import importlib.util
-import os
 import re
 import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import bleach
 import nbformat
-from jinja2 import DictLoader
 from nbconvert import SlidesExporter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _course import ROOT, course_notebooks  # noqa: E402
 from _offline_html import (  # noqa: E402
     EXTRA_PAGES,
-    ROOT,
-    course_notebooks,
+    build_replacing,
+    course_template,
     export_page,
-    external_assets,
     markdown_notebook,
+    network_loads,
     notebook_title,
     page_name,
-    rewrite_local_links,
     vendor_assets,
 )
 from tag_slides import SHOW_CODE_TAG, tag_notebook  # noqa: E402
@@ -147,21 +144,6 @@ def slide_notebook(notebook, notes: dict[str, str] | None = None, label: str = "
     return notebook
 
 
-_MATHJAX = r"""
-<script type="text/x-mathjax-config">
-MathJax.Hub.Config({
-  tex2jax: {inlineMath: [['$', '$'], ['\\(', '\\)']], displayMath: [['$$', '$$'], ['\\[', '\\]']],
-            processEscapes: true, processEnvironments: true},
-  TeX: {equationNumbers: {autoNumber: "AMS", useLabelIds: true}},
-  displayAlign: 'center', messageStyle: 'none',
-  "HTML-CSS": {availableFonts: [], webFont: "STIX-Web", imageFont: null, preferredFont: null,
-               linebreaks: {automatic: true}}
-});
-</script>
-<script src="{{ resources.course.static }}/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe">
-</script>
-"""
-
 # Sizes are CSS pixels of the 1280x720 slide, which reveal shows at scale 1 in a 720p window.
 _CSS = """
 <style type="text/css">
@@ -231,18 +213,10 @@ Reveal.on('slidechanged', function (event) { showSlide(event.currentSlide); });
 </script>
 """
 
-_TEMPLATE = (
-    "{%- extends 'index.html.j2' -%}\n"
-    "{% block html_head_js %}{% endblock html_head_js %}\n"
-    "{% block jupyter_widgets %}{% endblock jupyter_widgets %}\n"
-    "{% block html_head_js_mathjax %}" + _MATHJAX + "{% endblock html_head_js_mathjax %}\n"
+_TEMPLATE = (  # after the course's offline head (_offline_html.course_template)
     "{% block html_head_css %}" + _CSS + "{% endblock html_head_css %}\n"
     "{% block input_group %}{% if not cell.metadata.slide_hide_code %}{{ super() }}{% endif %}"
     "{% endblock input_group %}\n"
-    "{%- block data_widget_view scoped %}\n"
-    '<div class="jp-RenderedText jp-OutputArea-output {{ extra_class }}">\n'
-    "<pre>[interactive widget: run this notebook in Jupyter to use it]</pre>\n</div>\n"
-    "{%- endblock data_widget_view -%}\n"
     "{% block footer_js %}\n"
     '<script src="{{ resources.reveal.url_prefix }}/dist/reveal.js"></script>\n'
     '<script src="{{ resources.reveal.url_prefix }}/plugin/notes/notes.js"></script>\n'
@@ -279,7 +253,7 @@ def _exporter() -> SlidesExporter:
     exporter = SlidesExporter(
         template_name="reveal",
         template_file="course_deck.html.j2",
-        extra_loaders=[DictLoader({"course_deck.html.j2": _TEMPLATE})],
+        extra_loaders=[course_template("course_deck.html.j2", _TEMPLATE)],
     )
     exporter.sanitize_html = True  # markdown and HTML outputs go through clean_html; no JS output
     exporter.register_filter("clean_html", clean_html)
@@ -287,20 +261,6 @@ def _exporter() -> SlidesExporter:
     exporter.reveal_transition = "none"
     exporter.reveal_width, exporter.reveal_height = str(WIDTH), str(HEIGHT)
     return exporter
-
-
-def export_deck(notebook, out_path: Path, static_dir: Path, exporter: SlidesExporter) -> Path:
-    """Write the deck of ``notebook`` (already prepared by :func:`slide_notebook`)."""
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    static = Path(os.path.relpath(static_dir, out_path.parent)).as_posix()
-    exporter.reveal_url_prefix = f"{static}/reveal.js"
-    resources = {
-        "metadata": {"name": out_path.stem.removesuffix(".slides"), "path": str(out_path.parent)},
-        "course": {"static": static},
-    }
-    body, _ = exporter.from_notebook_node(notebook, resources=resources)
-    out_path.write_text(rewrite_local_links(body, ".slides.html"), encoding="utf-8")
-    return out_path
 
 
 # ---------------------------------------------------------------- assets and the output folder
@@ -341,24 +301,6 @@ def check_assets(static: Path) -> list[str]:
     return wrong
 
 
-def _replace_folder(fresh: Path, out_dir: Path) -> None:
-    """Put the finished build ``fresh`` at ``out_dir``; an older build there is removed."""
-    ours = (out_dir / MARKER).exists() or (  # or built before the marker existed
-        (out_dir / "index.html").is_file() and (out_dir / "_static" / "reveal.js").is_dir()
-    )
-    if out_dir.exists() and any(out_dir.iterdir()) and not ours:
-        raise RuntimeError(
-            f"{out_dir} is not empty and was not built by build_slides.py: choose another --out"
-        )
-    old = None
-    if out_dir.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
-        out_dir.rename(old / out_dir.name)
-    fresh.rename(out_dir)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
-
-
 def _index_page(decks: list[tuple[str, str]]) -> str:
     rows = "\n".join(
         f'<li><a href="{html.escape(href)}">{html.escape(title)}</a></li>' for title, href in decks
@@ -383,19 +325,13 @@ run the code live, open the notebook in JupyterLab and start a RISE slideshow (s
 
 def build_slides(notebooks: list[Path], out_dir: Path, root: Path = ROOT) -> list[Path]:
     """Write one deck per notebook, an index and the glossary pages (from ``root/notebooks``)
-    into ``out_dir``; return the pages written (paths inside ``out_dir``)."""
+    into ``out_dir`` (replaced at the end); return the pages written (paths inside ``out_dir``)."""
     out_dir = Path(out_dir).resolve()
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    fresh = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.new-", dir=out_dir.parent))
-    fresh.chmod(0o755)  # mkdtemp makes it private; a built folder is for everyone to read
-    try:
-        pages = _build_into(notebooks, fresh, root)
-        (fresh / MARKER).write_text("built by scripts/build_slides.py\n", encoding="utf-8")
-        _replace_folder(fresh, out_dir)
-    except BaseException:
-        shutil.rmtree(fresh, ignore_errors=True)
-        raise
-    return [out_dir / page.relative_to(fresh) for page in pages]
+
+    def build(fresh: Path) -> list[Path]:
+        return [page.relative_to(fresh) for page in _build_into(notebooks, fresh, root)]
+
+    return [out_dir / page for page in build_replacing(out_dir, MARKER, build)]
 
 
 def _build_into(notebooks: list[Path], out_dir: Path, root: Path) -> list[Path]:
@@ -411,25 +347,20 @@ def _build_into(notebooks: list[Path], out_dir: Path, root: Path) -> list[Path]:
         notes = read_notes(notes_path) if notes_path.is_file() else None
         notebook = slide_notebook(nbformat.read(path, as_version=4), notes, path.name)
         name = page_name(path)
-        pages.append(export_deck(notebook, out_dir / f"{name}.slides.html", static, exporter))
+        pages.append(export_page(notebook, out_dir / f"{name}.slides.html", static, exporter))
         title = notebook_title(notebook) or path.stem
         prefix = "Solutions: " if name.parent.name == "solutions" else ""
         decks.append((prefix + title, pages[-1].relative_to(out_dir).as_posix()))
     for name in EXTRA_PAGES:  # notebooks link to them; a plain page, not a deck
         source = root / "notebooks" / f"{name}.md"
         if source.exists():
-            pages.append(
-                export_page(
-                    markdown_notebook(source), out_dir / f"{name}.html", static, kind="site"
-                )
-            )
+            pages.append(export_page(markdown_notebook(source), out_dir / f"{name}.html", static))
     index = out_dir / "index.html"
     index.write_text(_index_page(decks), encoding="utf-8")
     pages.append(index)
-    for page in pages:
-        remote = external_assets(page.read_text(encoding="utf-8"))
-        if remote:
-            raise RuntimeError(f"{page} would load assets from the network: {remote}")
+    remote = network_loads(pages, out_dir)
+    if remote:
+        raise RuntimeError("the decks failed their offline check:\n  " + "\n  ".join(remote))
     return pages
 
 

@@ -30,14 +30,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def course_notebooks() -> list[Path]:
-    """Every notebook of the course: the lessons in order, then the worked solutions."""
-    lessons = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-    solutions = sorted((ROOT / "notebooks" / "solutions").glob("[0-9][0-9]_*.ipynb"))
-    return lessons + solutions
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _course import ROOT, course_notebooks  # noqa: E402
 
 
 def display_path(path: Path) -> str:

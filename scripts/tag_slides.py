@@ -36,7 +36,9 @@ from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _course import ROOT, course_notebooks  # noqa: E402
+
 KEPT_BY_AUTHOR = ("subslide", "fragment", "skip", "notes")  # choices the rules keep
 SHOW_CODE_TAG = "slide-show-code"  # a code cell whose code is shown on the offline slides
 
@@ -44,18 +46,10 @@ __all__ = [
     "SHOW_CODE_TAG",
     "apply_authored",
     "authored_choices",
-    "course_notebooks",
     "slide_type_for",
     "tag_notebook",
     "main",
 ]
-
-
-def course_notebooks(root: Path = ROOT) -> list[Path]:
-    """Every notebook of the course: the lessons in order, then the worked solutions."""
-    lessons = sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-    solutions = sorted((root / "notebooks" / "solutions").glob("[0-9][0-9]_*.ipynb"))
-    return lessons + solutions
 
 
 def _first_line(cell) -> str:

@@ -19,9 +19,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")) + sorted(
-    (ROOT / "notebooks" / "solutions").glob("[0-9][0-9]_*.ipynb")
-)
+sys.path.insert(0, str(ROOT / "scripts"))
+from _course import course_notebooks  # noqa: E402
+
+NOTEBOOKS = course_notebooks()
 HELPERS = sorted((ROOT / "helpers").rglob("*.py"))
 
 # Writing a file, in the ways notebook code does it.

@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+from _course import lesson_notebooks  # noqa: E402
+
 NOTEBOOKS = ROOT / "notebooks"
 NOTES = NOTEBOOKS / "lectures"
-LESSONS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+LESSONS = lesson_notebooks()
 PARTS = ("**Ask the room:**", "**Expected answers:**", "**Usual misconception:**", "**Minutes:**")
 
 

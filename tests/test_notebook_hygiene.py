@@ -12,13 +12,17 @@ from __future__ import annotations
 import json
 import re
 import socket
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-SOLUTIONS = sorted((ROOT / "notebooks" / "solutions").glob("[0-9][0-9]_*.ipynb"))
+sys.path.insert(0, str(ROOT / "scripts"))
+from _course import lesson_notebooks, solution_notebooks  # noqa: E402
+
+NOTEBOOKS = lesson_notebooks()
+SOLUTIONS = solution_notebooks()
 ALL = NOTEBOOKS + SOLUTIONS
 MAX_BYTES = 2_000_000
 

@@ -31,13 +31,14 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import _offline_html  # noqa: E402
 import build_site  # noqa: E402
+from _course import lesson_notebooks, solution_notebooks  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location("course_site_conf", ROOT / "docs" / "conf.py")
 site_conf = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(site_conf)
 
-LESSONS = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-SOLUTIONS = sorted(p.stem for p in (ROOT / "notebooks" / "solutions").glob("[0-9][0-9]_*.ipynb"))
+LESSONS = [p.stem for p in lesson_notebooks()]
+SOLUTIONS = [p.stem for p in solution_notebooks()]
 SECRET = "SPEAKER-NOTES-ANSWER-4217"
 
 try:
@@ -237,9 +238,14 @@ def test_the_offline_check_catches_a_cdn():
     assert _offline_html.external_assets('<a href="https://arxiv.org">paper</a>') == []
 
 
-def test_export_page_refuses_an_unknown_kind(tmp_path):
-    with pytest.raises(ValueError, match="kind"):
-        _offline_html.export_page(nbformat.v4.new_notebook(), tmp_path / "x.html", tmp_path, "pdf")
+def test_export_page_writes_a_plain_offline_page_by_default(tmp_path):
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells.append(nbformat.v4.new_markdown_cell("# Title\n\n[next](04_x.ipynb)"))
+    page = _offline_html.export_page(notebook, tmp_path / "x.html", tmp_path / "_static")
+    text = page.read_text(encoding="utf-8")
+    assert page == tmp_path / "x.html" and 'href="04_x.html"' in text
+    assert 'src="_static/mathjax/MathJax.js' in text and "course-page" in text
+    assert _offline_html.external_assets(text) == []
 
 
 def test_check_env_knows_the_site_stack(monkeypatch):

@@ -22,8 +22,9 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import build_slides  # noqa: E402
 import tag_slides  # noqa: E402
+from _course import course_notebooks  # noqa: E402
 
-NOTEBOOKS = tag_slides.course_notebooks(ROOT)
+NOTEBOOKS = course_notebooks()
 
 
 def _slide_types(notebook) -> list[str | None]:
@@ -248,7 +249,7 @@ def test_build_replaces_the_output_folder_at_the_end(tmp_path, monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(build_slides, "export_deck", interrupted)
+    monkeypatch.setattr(build_slides, "export_page", interrupted)
     with pytest.raises(KeyboardInterrupt):
         build_slides.build_slides([source], out, root=tmp_path)
     assert sorted(p.relative_to(out) for p in out.rglob("*")) == before, "output damaged"
@@ -260,7 +261,7 @@ def test_build_refuses_to_replace_a_folder_it_did_not_build(tmp_path):
     precious = tmp_path / "precious"
     precious.mkdir()
     (precious / "thesis.tex").write_text("keep me", encoding="utf-8")
-    with pytest.raises(RuntimeError, match="not built by build_slides"):
+    with pytest.raises(FileExistsError, match="not built by this script"):
         build_slides.build_slides([source], precious, root=tmp_path)
     assert (precious / "thesis.tex").read_text(encoding="utf-8") == "keep me"
 

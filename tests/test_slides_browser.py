@@ -29,10 +29,11 @@ from _browser import CHROMIUM, LAUNCH_ARGS
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
+from _course import lesson_notebooks  # noqa: E402
 
 WIDTH, HEIGHT = 1280, 720  # the projector window
 MIN_BODY_PX, MIN_CODE_PX = 24.0, 18.0
-LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+LESSONS = lesson_notebooks()
 
 # Runs in the page: every slide's size, what scrolls inside it, and the on-screen font sizes.
 _MEASURE = r"""

@@ -12,9 +12,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 import time_notebooks as tn  # noqa: E402
+from _course import lesson_notebooks, solution_notebooks  # noqa: E402
 
-LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-SOLUTIONS = sorted((ROOT / "notebooks" / "solutions").glob("[0-9][0-9]_*.ipynb"))
+LESSONS = lesson_notebooks()
+SOLUTIONS = solution_notebooks()
 
 
 def test_readme_course_map_and_notebook_headers_state_the_same_run_times():

@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from .._convert import as_numpy
+
 __all__ = ["Case", "Mistake", "as_numpy", "run_checker"]
 
 TIME_LIMIT_S = 10.0  # per call of the learner's function, where the platform allows a limit
@@ -61,16 +63,6 @@ class CaseFailedError(Exception):
 
 class _TimeUp(BaseException):
     """Raised by the alarm; a BaseException so that a learner's ``except Exception`` keeps out."""
-
-
-def as_numpy(value: Any) -> np.ndarray:
-    """Accept numpy arrays, torch tensors (any device, with or without grad) or nested lists."""
-    if hasattr(value, "detach"):
-        value = value.detach().cpu()
-        if str(value.dtype) == "torch.bfloat16":
-            value = value.float()
-        value = value.numpy()
-    return np.asarray(value)
 
 
 # ------------------------------------------------------------------------------ calling fn
