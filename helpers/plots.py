@@ -249,6 +249,58 @@ def _stack_rows(stack: str, variant: str, norm_first: bool) -> tuple[list, list[
     return rows, layer
 
 
+def _check_diagram_args(variant, norm_first, highlight, num_layers, ax) -> int:
+    """Validate ``draw_transformer``'s arguments; return ``num_layers`` as an int."""
+    check_choice("variant", variant, DIAGRAM_VARIANTS)
+    if not isinstance(norm_first, bool):
+        raise TypeError(f"norm_first must be True or False, got {norm_first!r}")
+    num_layers = check_int("num_layers", num_layers, minimum=1)
+    if highlight is not None:
+        check_choice("highlight", highlight, DIAGRAM_HIGHLIGHTS)
+        if variant == "decoder-only" and highlight in ("cross_attention", "self_attention"):
+            raise ValueError(
+                f"highlight={highlight!r} does not exist in the decoder-only variant: it has "
+                "masked self-attention only; use 'masked_self_attention' or 'masks'"
+            )
+    if ax is not None and not isinstance(ax, plt.Axes):
+        raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
+    return num_layers
+
+
+# Where a residual branch starts: the input of a sublayer (pre-LN: of its LayerNorm).
+_SUBLAYER_INPUTS = (
+    "self_attention",
+    "masked_self_attention",
+    "cross_attention",
+    "feed_forward",
+    "layer_norm",
+)
+
+
+def _layout_stack(
+    stack: str, rows: list[tuple[str, str, str]], x: float, lit: set[str]
+) -> tuple[list[DiagramBox], list[DiagramArrow]]:
+    """The boxes of one stack's ``rows``, bottom to top at column centre ``x``, and its arrows:
+    one flow arrow between consecutive boxes, one residual arrow per addition."""
+    boxes: list[DiagramBox] = []
+    arrows: list[DiagramArrow] = []
+    y, previous, branch = 0.0, None, None
+    for part, kind, label in rows:
+        height = _THIN if kind == "dropout" else _TALL if "\n" in label else _ROW
+        name = f"{stack}.{part}"
+        mask = label.split("mask: ")[1] if "mask: " in label else None
+        boxes.append(DiagramBox(name, kind, label, stack, x, y, _WIDTH, height, mask, kind in lit))
+        if previous is not None:
+            arrows.append(DiagramArrow(previous, name, "flow"))
+        if kind in _SUBLAYER_INPUTS and branch is None and part != "final_norm":
+            branch = previous
+        if kind in ("add", "add_norm"):
+            arrows.append(DiagramArrow(branch, name, "residual"))
+            branch = None
+        previous, y = name, y + height + _GAP
+    return boxes, arrows
+
+
 def draw_transformer(
     variant: str = "encoder-decoder",
     norm_first: bool = False,
@@ -266,20 +318,7 @@ def draw_transformer(
     "arrows": [DiagramArrow], "variant", "norm_first", "highlight"}``, boxes bottom to top per
     stack.
     """
-    check_choice("variant", variant, DIAGRAM_VARIANTS)
-    if not isinstance(norm_first, bool):
-        raise TypeError(f"norm_first must be True or False, got {norm_first!r}")
-    num_layers = check_int("num_layers", num_layers, minimum=1)
-    if highlight is not None:
-        check_choice("highlight", highlight, DIAGRAM_HIGHLIGHTS)
-        if variant == "decoder-only" and highlight in ("cross_attention", "self_attention"):
-            raise ValueError(
-                f"highlight={highlight!r} does not exist in the decoder-only variant: it has "
-                "masked self-attention only; use 'masked_self_attention' or 'masks'"
-            )
-    if ax is not None and not isinstance(ax, plt.Axes):
-        raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
-
+    num_layers = _check_diagram_args(variant, norm_first, highlight, num_layers, ax)
     stacks = ["decoder"] if variant == "decoder-only" else ["encoder", "decoder"]
     lit = _HIGHLIGHT_KINDS[highlight] if highlight else set()
     boxes: list[DiagramBox] = []
@@ -287,34 +326,10 @@ def draw_transformer(
     layers: dict[str, list[str]] = {}
     for column, stack in enumerate(stacks):
         rows, layers[stack] = _stack_rows(stack, variant, norm_first)
-        x, y, previous, branch = 1.6 + _WIDTH / 2 + column * _COLUMN, 0.0, None, None
-        for part, kind, label in rows:
-            height = _THIN if kind == "dropout" else _TALL if "\n" in label else _ROW
-            name = f"{stack}.{part}"
-            mask = label.split("mask: ")[1] if "mask: " in label else None
-            boxes.append(
-                DiagramBox(name, kind, label, stack, x, y, _WIDTH, height, mask, kind in lit)
-            )
-            if previous is not None:
-                arrows.append(DiagramArrow(previous, name, "flow"))
-            # A residual starts where a sublayer (pre-LN: its LayerNorm) takes its input.
-            if (
-                kind
-                in (
-                    "self_attention",
-                    "masked_self_attention",
-                    "cross_attention",
-                    "feed_forward",
-                    "layer_norm",
-                )
-                and branch is None
-                and part != "final_norm"
-            ):
-                branch = previous
-            if kind in ("add", "add_norm"):
-                arrows.append(DiagramArrow(branch, name, "residual"))
-                branch = None
-            previous, y = name, y + height + _GAP
+        x = 1.6 + _WIDTH / 2 + column * _COLUMN
+        stack_boxes, stack_arrows = _layout_stack(stack, rows, x, lit)
+        boxes += stack_boxes
+        arrows += stack_arrows
     if variant == "encoder-decoder":
         top = "encoder.final_norm" if norm_first else "encoder.feed_forward.add_norm"
         arrows.append(DiagramArrow(top, "decoder.cross_attention", "memory", "keys, values"))

@@ -42,7 +42,8 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from execute_notebooks import ROOT, course_notebooks, execute  # noqa: E402
+from _course import ROOT, course_notebooks  # noqa: E402
+from execute_notebooks import execute  # noqa: E402
 
 README = ROOT / "README.md"
 
@@ -185,7 +186,7 @@ def time_command(label: str, command: list[str]) -> tuple[float, bool]:
     return seconds, result.returncode == 0
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: every notebook")
     parser.add_argument("--timeout", type=int, default=600, help="seconds per cell (default 600)")
@@ -216,28 +217,33 @@ def main(argv: list[str] | None = None) -> int:
         default="wall",
         help="which time --write and --check use (default wall)",
     )
-    args = parser.parse_args(argv)
+    return parser
 
-    os.environ["PYTHONHASHSEED"] = "0"  # as execute_notebooks.py: inherited by the kernels
+
+def time_notebooks(paths: list[Path], timeout: int, clock: str) -> tuple[dict[Path, float], bool]:
+    """Execute each notebook (without writing); return its run time on ``clock`` ("wall" or
+    "cpu") by path, and whether every notebook ran."""
     ok = True
     measured: dict[Path, float] = {}
-    if not args.no_notebooks:
-        paths = [p.resolve() for p in args.notebooks] or course_notebooks()
-        total = 0.0
-        for path in paths:
-            cpu_before = children_cpu_seconds()
-            try:
-                seconds = execute(path, args.timeout, write=False)
-            except Exception as error:  # report every failing notebook, not only the first
-                ok = False
-                print(f"FAILED {shown(path)}: {type(error).__name__}", flush=True)
-                continue
-            cpu = children_cpu_seconds() - cpu_before
-            measured[path] = cpu if args.clock == "cpu" else seconds
-            total += seconds
-            print(f"{seconds:7.1f} s  ({cpu:5.1f} s CPU)  {shown(path)}", flush=True)
-        print(f"{total:7.1f} s  total for {len(measured)} notebook(s) ({total / 60:.1f} min)")
+    total = 0.0
+    for path in paths:
+        cpu_before = children_cpu_seconds()
+        try:
+            seconds = execute(path, timeout, write=False)
+        except Exception as error:  # report every failing notebook, not only the first
+            ok = False
+            print(f"FAILED {shown(path)}: {type(error).__name__}", flush=True)
+            continue
+        cpu = children_cpu_seconds() - cpu_before
+        measured[path] = cpu if clock == "cpu" else seconds
+        total += seconds
+        print(f"{seconds:7.1f} s  ({cpu:5.1f} s CPU)  {shown(path)}", flush=True)
+    print(f"{total:7.1f} s  total for {len(measured)} notebook(s) ({total / 60:.1f} min)")
+    return measured, ok
 
+
+def _write_or_check(args: argparse.Namespace, measured: dict[Path, float]) -> bool:
+    """``--write`` the measured times, or ``--check`` the stated ones; False if a check fails."""
     if args.write and measured:
         write_times(measured)
         print(f"wrote the run times of {len(measured)} notebook(s) (headers and README)")
@@ -245,14 +251,31 @@ def main(argv: list[str] | None = None) -> int:
         problems = check_times(measured, args.tolerance)
         for problem in problems:
             print("CHECK FAILED " + problem)
-        ok &= not problems
+        return not problems
+    return True
 
+
+def _time_tests(args: argparse.Namespace) -> bool:
+    """Time the unit tests (unless ``--no-tests``) and the whole suite (``--suite``)."""
+    ok = True
     pytest = [sys.executable, "-m", "pytest"]
     if not args.no_tests:
         ok &= time_command("unit tests: pytest tests -q", [*pytest, "tests", "-q"])[1]
     if args.suite:
         ok &= time_command("whole suite: pytest -q", [*pytest, "-q"])[1]
+    return ok
 
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    os.environ["PYTHONHASHSEED"] = "0"  # as execute_notebooks.py: inherited by the kernels
+    ok = True
+    measured: dict[Path, float] = {}
+    if not args.no_notebooks:
+        paths = [p.resolve() for p in args.notebooks] or course_notebooks()
+        measured, ok = time_notebooks(paths, args.timeout, args.clock)
+    ok &= _write_or_check(args, measured)
+    ok &= _time_tests(args)
     if args.markdown and measured:
         print(f"\n| notebook | run time ({args.clock}) |\n|---|---|")
         for path, seconds in measured.items():
