@@ -20,7 +20,7 @@ import io
 import numbers
 import signal
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +28,7 @@ import numpy as np
 
 from .._convert import as_numpy
 
-__all__ = ["Case", "Mistake", "as_numpy", "run_checker"]
+__all__ = ["Case", "Mistake", "as_numpy", "cases_from", "run_checker"]
 
 TIME_LIMIT_S = 10.0  # per call of the learner's function, where the platform allows a limit
 _PRINTED_CHARS = 300  # how much of the learner's printed output a verdict shows
@@ -41,6 +41,14 @@ class Case:
     args: tuple
     expected: Any
     label: str
+
+
+def cases_from(
+    reference: Callable[..., Any], args_list: Iterable[tuple], label: Callable[..., str]
+) -> list[Case]:
+    """One case per tuple of ``args_list``: the tested ``reference(*args)`` is the expected
+    answer and ``label(*args)`` names the case in a verdict."""
+    return [Case(tuple(args), reference(*args), label(*args)) for args in args_list]
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 import torch
 
 from ..attention import causal_mask, padding_mask, scaled_dot_product_attention
-from ._core import Case, CaseFailedError, Mistake, as_numpy, run_checker
+from ._core import Case, CaseFailedError, Mistake, as_numpy, cases_from, run_checker
 
 __all__ = ["check_attention", "check_causal_mask", "check_padding_mask"]
 
@@ -184,7 +184,7 @@ def _ignore_polarity(seq_len: int) -> torch.Tensor:
 
 def check_causal_mask(fn: Callable[[int], object]) -> bool:
     """Check ``fn(seq_len)``: a boolean ``(seq_len, seq_len)`` mask, True where ``j <= i``."""
-    cases = [Case((n,), causal_mask(n), f"seq_len={n}") for n in (4, 1, 2, 9)]
+    cases = cases_from(causal_mask, [(4,), (1,), (2,), (9,)], lambda n: f"seq_len={n}")
     mistakes = [
         Mistake(
             _ignore_polarity,
@@ -230,10 +230,11 @@ def check_padding_mask(fn: Callable[[torch.Tensor, int], object]) -> bool:
         (torch.tensor([[9, 9, 1]]), 1),
         (torch.tensor([[4, 2, 3, 3], [4, 3, 3, 3], [2, 3, 3, 3]]), 3),
     ]
-    cases = [
-        Case(a, padding_mask(*a), f"tokens of shape {tuple(a[0].shape)}, pad_id={a[1]}")
-        for a in args
-    ]
+    cases = cases_from(
+        padding_mask,
+        args,
+        lambda tokens, pad: f"tokens of shape {tuple(tokens.shape)}, pad_id={pad}",
+    )
     mistakes = [
         Mistake(
             _padding_flipped,

@@ -8,7 +8,7 @@ import numpy as np
 import torch
 
 from ..encodings import binary_encoding, frequencies, offset_matrix, sinusoidal_encoding
-from ._core import Case, Mistake, run_checker
+from ._core import Case, Mistake, cases_from, run_checker
 
 __all__ = [
     "check_sinusoidal",
@@ -50,10 +50,9 @@ def _sin_cos_swapped(num_positions: int, d_model: int) -> np.ndarray:
 
 def check_sinusoidal(fn: Callable[[int, int], object]) -> bool:
     """Check ``fn(num_positions, d_model)`` against the paper's sinusoidal encoding."""
-    cases = [
-        Case(args, sinusoidal_encoding(*args), f"num_positions={args[0]}, d_model={args[1]}")
-        for args in _SINUSOIDAL_ARGS
-    ]
+    cases = cases_from(
+        sinusoidal_encoding, _SINUSOIDAL_ARGS, lambda n, d: f"num_positions={n}, d_model={d}"
+    )
     mistakes = [
         Mistake(
             _full_index_exponent,
@@ -107,10 +106,9 @@ def _binary_plus_minus(positions: np.ndarray, num_bits: int) -> np.ndarray:
 
 def check_binary_encoding(fn: Callable[[np.ndarray, int], object]) -> bool:
     """Check ``fn(positions, num_bits)``: bits of each position, least significant first."""
-    cases = [
-        Case(args, binary_encoding(*args), f"positions={args[0].tolist()}, num_bits={args[1]}")
-        for args in _BINARY_ARGS
-    ]
+    cases = cases_from(
+        binary_encoding, _BINARY_ARGS, lambda t, bits: f"positions={t.tolist()}, num_bits={bits}"
+    )
     mistakes = [
         Mistake(
             _binary_msb_first,
@@ -158,10 +156,9 @@ def _wavelengths_dimension_index(d_model: int, base: float) -> np.ndarray:
 
 def check_wavelengths(fn: Callable[[int, float], object]) -> bool:
     """Check ``fn(d_model, base)``: the wavelengths ``2 pi / omega_k`` of the d_model/2 pairs."""
-    cases = [
-        Case(args, _wavelengths(*args), f"d_model={args[0]}, base={args[1]:g}")
-        for args in _WAVELENGTH_ARGS
-    ]
+    cases = cases_from(
+        _wavelengths, _WAVELENGTH_ARGS, lambda d, base: f"d_model={d}, base={base:g}"
+    )
     mistakes = [
         Mistake(
             _wavelengths_without_two_pi,
@@ -209,10 +206,7 @@ def _offset_halves(offset: float, d_model: int) -> np.ndarray:
 
 def check_offset_matrix(fn: Callable[[float, int], object]) -> bool:
     """Check ``fn(offset, d_model)``: the matrix M(phi) with M(phi) @ PE[t] == PE[t + phi]."""
-    cases = [
-        Case(args, offset_matrix(*args), f"offset={args[0]}, d_model={args[1]}")
-        for args in _OFFSET_ARGS
-    ]
+    cases = cases_from(offset_matrix, _OFFSET_ARGS, lambda k, d: f"offset={k}, d_model={d}")
     mistakes = [
         Mistake(
             _offset_transposed,

@@ -14,7 +14,7 @@ from ..encodings import (
     rotary_frequencies,
     scaled_rotary_frequencies,
 )
-from ._core import Case, Mistake, run_checker
+from ._core import Case, Mistake, cases_from, run_checker
 
 __all__ = [
     "check_relative_positions",
@@ -44,14 +44,11 @@ def _offsets_shifted_to_indices(len_q: int, len_k: int, max_distance: int) -> to
 
 def check_relative_positions(fn: Callable[[int, int, int], object]) -> bool:
     """Check ``fn(len_q, len_k, max_distance)`` -> ``clip(j - i, -max_distance, max_distance)``."""
-    cases = [
-        Case(
-            args,
-            relative_positions(*args),
-            f"len_q={args[0]}, len_k={args[1]}, max_distance={args[2]}",
-        )
-        for args in _RELATIVE_ARGS
-    ]
+    cases = cases_from(
+        relative_positions,
+        _RELATIVE_ARGS,
+        lambda len_q, len_k, clip: f"len_q={len_q}, len_k={len_k}, max_distance={clip}",
+    )
     mistakes = [
         Mistake(
             _offsets_i_minus_j,
@@ -222,7 +219,7 @@ def _negative_slopes(num_heads: int) -> torch.Tensor:
 
 def check_alibi_slopes(fn: Callable[[int], object]) -> bool:
     """Check ``fn(num_heads)`` against the ALiBi paper's slopes (:func:`alibi_slopes`)."""
-    cases = [Case((n,), alibi_slopes(n), f"num_heads={n}") for n in _ALIBI_HEADS]
+    cases = cases_from(alibi_slopes, [(n,) for n in _ALIBI_HEADS], lambda n: f"num_heads={n}")
     mistakes = [
         Mistake(
             _power_rule_everywhere,
@@ -342,9 +339,9 @@ def _ntk_dimension_index(d: int, factor: float, base: float) -> torch.Tensor:
 def check_ntk_frequencies(fn: Callable[[int, float, float], object]) -> bool:
     """Check ``fn(d, factor, base)`` -> NTK-aware frequencies ``(base * factor**(d/(d-2)))**(-2k/d)``
     (:func:`~helpers.encodings.scaled_rotary_frequencies` with ``method="ntk"``)."""
-    cases = [
-        Case(args, _ntk_frequencies(*args), f"d={args[0]}, factor={args[1]}") for args in _NTK_ARGS
-    ]
+    cases = cases_from(
+        _ntk_frequencies, _NTK_ARGS, lambda d, factor, base: f"d={d}, factor={factor}"
+    )
     mistakes = [
         Mistake(
             _ntk_exponent_inverted,

@@ -12,7 +12,7 @@ from torch import nn
 from ..data import BOS_ID, EOS_ID, NUM_SPECIAL, PAD_ID
 from ..training import noam_lr
 from ..transformer import greedy_decode
-from ._core import Case, Mistake, run_checker
+from ._core import Case, Mistake, cases_from, run_checker
 
 __all__ = ["check_layer_norm", "check_noam_lr", "check_greedy_decode"]
 
@@ -110,10 +110,7 @@ def _warmup_power_half(step, d_model, warmup_steps):
 
 def check_noam_lr(fn: Callable) -> bool:
     """Check ``fn(step, d_model, warmup_steps)``: the paper's learning rate (factor 1)."""
-    cases = [
-        Case(args, noam_lr(*args), "step={}, d_model={}, warmup_steps={}".format(*args))
-        for args in _NOAM_ARGS
-    ]
+    cases = cases_from(noam_lr, _NOAM_ARGS, "step={}, d_model={}, warmup_steps={}".format)
     mistakes = [
         Mistake(_no_model_width, "the schedule is scaled by d_model**-0.5."),
         Mistake(
