@@ -444,34 +444,6 @@ EDGES = [
         ("positional", "'relative'"),
     ),
     Edge(
-        "Transformer.encode-src-3d",
-        lambda: model().encode(ids(2, 3)),
-        lambda: model().encode(ids(2, 3, 1)),
-        ValueError,
-        ("src", "2 dimensions"),
-    ),
-    Edge(
-        "Transformer.encode-src-float",
-        lambda: model().encode(ids(2, 3)),
-        lambda: model().encode(ids(2, 3).float()),
-        TypeError,
-        ("src", "integer"),
-    ),
-    Edge(
-        "Transformer.decode-tgt-3d",
-        lambda: model().decode(ids(2, 2), MEMORY),
-        lambda: model().decode(ids(2, 2, 1), MEMORY),
-        ValueError,
-        ("tgt", "2 dimensions"),
-    ),
-    Edge(
-        "Transformer.decode-tgt-float",
-        lambda: model().decode(ids(2, 2), MEMORY),
-        lambda: model().decode(ids(2, 2).float(), MEMORY),
-        TypeError,
-        ("tgt", "integer"),
-    ),
-    Edge(
         "Transformer.decode-memory-2d",
         lambda: model().decode(ids(2, 2), MEMORY),
         lambda: model().decode(ids(2, 2), MEMORY[0]),
@@ -513,35 +485,45 @@ EDGES = [
         TypeError,
         ("tgt", "integer"),
     ),
-    Edge(
-        "TorchReference.encode-src-3d",
-        lambda: reference().encode(ids(2, 3)),
-        lambda: reference().encode(ids(2, 3, 1)),
-        ValueError,
-        ("src", "2 dimensions"),
-    ),
-    Edge(
-        "TorchReference.encode-src-float",
-        lambda: reference().encode(ids(2, 3)),
-        lambda: reference().encode(ids(2, 3).float()),
-        TypeError,
-        ("src", "integer"),
-    ),
-    Edge(
-        "TorchReference.decode-tgt-3d",
-        lambda: reference().decode(ids(2, 2), MEMORY),
-        lambda: reference().decode(ids(2, 2, 1), MEMORY),
-        ValueError,
-        ("tgt", "2 dimensions"),
-    ),
-    Edge(
-        "TorchReference.decode-tgt-float",
-        lambda: reference().decode(ids(2, 2), MEMORY),
-        lambda: reference().decode(ids(2, 2).float(), MEMORY),
-        TypeError,
-        ("tgt", "integer"),
-    ),
 ]
+
+
+def _token_edges(name: str, make: Callable[[], torch.nn.Module]) -> list[Edge]:
+    """Token ids are 2-D integer tensors: ``src`` in ``encode``, ``tgt`` in ``decode``."""
+    ok_encode, ok_decode = ids(2, 3), ids(2, 2)
+    return [
+        Edge(
+            f"{name}.encode-src-3d",
+            lambda: make().encode(ok_encode),
+            lambda: make().encode(ids(2, 3, 1)),
+            ValueError,
+            ("src", "2 dimensions"),
+        ),
+        Edge(
+            f"{name}.encode-src-float",
+            lambda: make().encode(ok_encode),
+            lambda: make().encode(ok_encode.float()),
+            TypeError,
+            ("src", "integer"),
+        ),
+        Edge(
+            f"{name}.decode-tgt-3d",
+            lambda: make().decode(ok_decode, MEMORY),
+            lambda: make().decode(ids(2, 2, 1), MEMORY),
+            ValueError,
+            ("tgt", "2 dimensions"),
+        ),
+        Edge(
+            f"{name}.decode-tgt-float",
+            lambda: make().decode(ok_decode, MEMORY),
+            lambda: make().decode(ok_decode.float(), MEMORY),
+            TypeError,
+            ("tgt", "integer"),
+        ),
+    ]
+
+
+EDGES += _token_edges("Transformer", model) + _token_edges("TorchReference", reference)
 
 
 def model_with_d_model(d_model: int) -> Transformer:

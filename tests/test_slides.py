@@ -34,24 +34,21 @@ def _slide_types(notebook) -> list[str | None]:
 def _lesson() -> nbformat.NotebookNode:
     """A small notebook shaped like a lesson, with outputs and an author's fragment."""
     new_md, new_code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+
+    def printing(code: str, count: int, printed: str):
+        stream = nbformat.v4.new_output("stream", name="stdout", text=printed)
+        return new_code(code, execution_count=count, outputs=[stream])
+
     cells = [
         new_md("# 99 · A lesson\n\nWhat you will learn. Estimated run time: 1 s."),
         new_code("import helpers\nhelpers.seed_everything(0)", execution_count=1),
         new_md("## First section\n\nA question."),
-        new_code(
-            "print(1 + 1)",
-            execution_count=2,
-            outputs=[nbformat.v4.new_output("stream", name="stdout", text="2\n")],
-        ),
+        printing("print(1 + 1)", 2, "2\n"),
         new_md("\n### A detail\n\nMore."),
         new_md("Plain prose, not a heading: ## inside a line."),
         new_code("x = 3", execution_count=3),
         new_md("Second half of the section, split by the author."),
-        new_code(
-            "print('shown')",
-            execution_count=4,
-            outputs=[nbformat.v4.new_output("stream", name="stdout", text="shown\n")],
-        ),
+        printing("print('shown')", 4, "shown\n"),
         new_md("## Exercises"),
     ]
     cells[6].metadata["slideshow"] = {"slide_type": "fragment"}
