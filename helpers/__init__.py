@@ -47,6 +47,8 @@ def seed_everything(seed: int = 0, *, deterministic: bool = True) -> None:
     With ``deterministic=True`` PyTorch is also asked to use deterministic algorithms
     (``warn_only`` so that an operation without one still runs). On the course's CPU
     workloads this makes every printed number repeat exactly from run to run.
+
+    Used in the set-up cell of every notebook (notebooks 00 to 15).
     """
     from ._checks import check_int
 
@@ -65,7 +67,7 @@ def get_device(prefer: str | None = None) -> torch.device:
     """Return the best available device: CUDA, then Apple's MPS, else the CPU.
 
     ``prefer="cpu"`` forces the CPU; the notebooks do that by default so that their printed
-    outputs are the same on every machine.
+    outputs are the same on every machine. Introduced in notebook 00.
     """
     if prefer is not None:
         from ._checks import check_choice, check_device

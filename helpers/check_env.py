@@ -26,7 +26,10 @@ _PIN = re.compile(r"^([A-Za-z0-9_.\-]+)==([^\s;#]+)")
 
 @dataclass(frozen=True)
 class Check:
-    """The outcome of one check: what was checked, whether it passed, what was found, the fix."""
+    """The outcome of one check: what was checked, whether it passed, what was found, the fix.
+
+    One line of the report that notebook 00 prints.
+    """
 
     name: str
     ok: bool
@@ -41,7 +44,10 @@ class Check:
 
 
 def read_pins(path: str | Path = REQUIREMENTS) -> dict[str, str]:
-    """``{package: version}`` for every ``name==version`` line of a requirements file."""
+    """``{package: version}`` for every ``name==version`` line of a requirements file.
+
+    Used by :func:`run_checks` (notebook 00).
+    """
     if not isinstance(path, str | PathLike):
         raise TypeError(f"path must be a str or pathlib.Path, got {type(path).__name__} {path!r}")
     pins = {}
@@ -99,7 +105,7 @@ def _gpu_check() -> Check:
 
 
 def run_checks(pins: dict[str, str] | None = None) -> list[Check]:
-    """Every check, in the order they are printed."""
+    """Every check, in the order they are printed. Used in notebook 00."""
     if pins is not None and not isinstance(pins, dict):
         raise TypeError(
             f"pins must be a dict {{package: version}}, got {type(pins).__name__} {pins!r}"
@@ -110,6 +116,10 @@ def run_checks(pins: dict[str, str] | None = None) -> list[Check]:
 
 
 def main() -> int:
+    """Print one line per check and a verdict; return 1 if a required check fails.
+
+    The command-line form of notebook 00's check: ``python -m helpers.check_env``.
+    """
     checks = run_checks()
     for check in checks:
         print(check.line())

@@ -46,7 +46,10 @@ TASKS = ("copy", "reverse", "sort")
 
 
 def vocab_size(num_symbols: int) -> int:
-    """Number of token ids a model needs: the special tokens plus ``num_symbols`` symbols."""
+    """Number of token ids a model needs: the special tokens plus ``num_symbols`` symbols.
+
+    Used in notebooks 05, 09, 10 and 13.
+    """
     return NUM_SPECIAL + check_int("num_symbols", num_symbols, minimum=1)
 
 
@@ -55,6 +58,8 @@ def apply_task(task: str, src: torch.Tensor, pad_id: int = PAD_ID) -> torch.Tens
 
     ``"copy"`` returns the row, ``"reverse"`` reverses its non-pad part, ``"sort"`` sorts its
     non-pad part in increasing order. Returns a tensor of the same shape as ``src``.
+
+    The toy tasks of notebooks 09, 10 and 13 (via :func:`make_batch`).
     """
     task = check_choice("task", task, TASKS)
     check_tensor("src", src, ndim=2, integer=True)
@@ -92,6 +97,8 @@ def make_batch(
     ``min_len``: every row has the same length) and symbols drawn uniformly from
     ``num_symbols``. Returns ``src (batch_size, max_len)`` and
     ``tgt (batch_size, max_len + 2) = [BOS, target..., EOS, PAD...]``.
+
+    Used by :func:`make_dataset` and :func:`batch_stream` (notebooks 09, 10 and 13).
     """
     task = check_choice("task", task, TASKS)
     batch_size = check_int("batch_size", batch_size, minimum=1)
@@ -127,7 +134,7 @@ def make_dataset(
     """A fixed, reproducible set of sequences: :func:`make_batch` with its own seeded generator.
 
     The global random state is neither used nor changed, so a held-out set drawn with another
-    seed stays the same whatever the notebook did before.
+    seed stays the same whatever the notebook did before. Used in notebooks 09, 10 and 13.
     """
     seed = check_int("seed", seed, minimum=0, maximum=2**64 - 1)
     num_sequences = check_int("num_sequences", num_sequences, minimum=1)
@@ -143,7 +150,10 @@ def batch_stream(
     max_len: int | None = None,
     seed: int = 0,
 ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
-    """An endless, seeded stream of fresh batches: every training step sees new sequences."""
+    """An endless, seeded stream of fresh batches: every training step sees new sequences.
+
+    Used in notebooks 09, 10 and 13.
+    """
     seed = check_int("seed", seed, minimum=0, maximum=2**64 - 1)
     make_batch(task, batch_size, num_symbols, min_len, max_len)  # validate now, not at next()
     return _stream(task, batch_size, num_symbols, min_len, max_len, seed)
@@ -163,7 +173,11 @@ def iterate_minibatches(
     seed: int = 0,
 ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
     """One pass over a fixed dataset in minibatches of ``batch_size`` rows (the last may be
-    smaller), in order or shuffled with its own seeded generator."""
+    smaller), in order or shuffled with its own seeded generator.
+
+    Not used by the lessons (their training draws from :func:`batch_stream`): for experiments beyond
+    notebook 10.
+    """
     check_tensor("src", src, ndim=2, integer=True)
     check_tensor("tgt", tgt, ndim=2, integer=True)
     if src.shape[0] != tgt.shape[0]:
@@ -183,7 +197,7 @@ def iterate_minibatches(
 
 def to_symbols(ids: torch.Tensor | list[int]) -> list[int]:
     """The symbols of one sequence of token ids, for printing: BOS and PAD are dropped and
-    reading stops at the first EOS. ``[1, 5, 3, 2, 0] -> [2, 0]``."""
+    reading stops at the first EOS. ``[1, 5, 3, 2, 0] -> [2, 0]``. Used in notebook 10."""
     if isinstance(ids, torch.Tensor):
         check_tensor("ids", ids, ndim=1, integer=True)
         ids = ids.tolist()

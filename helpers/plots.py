@@ -34,7 +34,10 @@ ATTENTION_CMAP = "viridis"  # sequential, perceptually uniform
 
 
 def set_style(dpi: int = 80) -> None:
-    """Course-wide figure style: readable on a projector, light in a committed notebook."""
+    """Course-wide figure style: readable on a projector, light in a committed notebook.
+
+    Used in the set-up cell of every lesson (notebooks 00 to 15).
+    """
     dpi = check_int("dpi", dpi, minimum=1)
     plt.rcParams.update(
         {
@@ -66,7 +69,10 @@ def plot_encoding(
     xlabel: str = "dimension i",
     ylabel: str = "position t",
 ) -> np.ndarray:
-    """Heatmap of an encoding table ``(num_positions, d_model)``; returns the array drawn."""
+    """Heatmap of an encoding table ``(num_positions, d_model)``; returns the array drawn.
+
+    Used in notebook 03, and by :func:`~helpers.widgets.explore_encoding` (notebooks 03 and 13).
+    """
     data = as_numpy(pe)
     if data.ndim != 2:
         raise ValueError(f"pe must be a 2-D table (positions, dimensions), got shape {data.shape}")
@@ -88,7 +94,10 @@ def plot_attention(
     title: str = "Attention weights",
     colorbar: bool = True,
 ) -> np.ndarray:
-    """Heatmap of attention weights ``(L_q, L_k)`` with optional token labels."""
+    """Heatmap of attention weights ``(L_q, L_k)`` with optional token labels.
+
+    Used in notebooks 01, 06, 07, 10 and 13.
+    """
     data = as_numpy(weights)
     if data.ndim != 2:
         raise ValueError(f"weights must be 2-D (L_q, L_k), got shape {data.shape}")
@@ -316,7 +325,7 @@ def draw_transformer(
     ``DIAGRAM_HIGHLIGHTS``, e.g. ``"positional"``, ``"masks"``, ``"cross_attention"``) and fades
     the rest. Every attention box names the mask it uses. Returns ``{"boxes": [DiagramBox],
     "arrows": [DiagramArrow], "variant", "norm_first", "highlight"}``, boxes bottom to top per
-    stack.
+    stack. Used in notebooks 00, 05, 07, 09 and 10.
     """
     num_layers = _check_diagram_args(variant, norm_first, highlight, num_layers, ax)
     stacks = ["decoder"] if variant == "decoder-only" else ["encoder", "decoder"]

@@ -50,6 +50,8 @@ def noam_lr(step: int, d_model: int, warmup_steps: int, factor: float = 1.0) -> 
 
     It grows linearly for ``warmup_steps`` steps, peaks at
     ``factor * (d_model * warmup_steps)**-0.5``, then decays as ``1 / sqrt(step)``.
+
+    Derived in notebook 10.
     """
     step = check_int("step", step, minimum=1)
     d_model = check_int("d_model", d_model, minimum=1)
@@ -63,6 +65,8 @@ def cooldown_factor(step: int, num_steps: int, cooldown_steps: int) -> float:
 
     1 before the cool-down, then ``(num_steps - step + 1) / cooldown_steps``: a straight line
     that reaches ``1 / cooldown_steps`` at the last step. ``cooldown_steps = 0``: always 1.
+
+    Used in notebook 10.
     """
     num_steps = check_int("num_steps", num_steps, minimum=1)
     step = check_int("step", step, minimum=1)
@@ -89,6 +93,8 @@ def noam_scheduler(
 
     The optimizer's own ``lr`` must be 1.0 (``LambdaLR`` multiplies it by the schedule).
     ``LambdaLR`` counts from 0, the paper from 1: the lambda shifts by one.
+
+    Used by :func:`train` (notebooks 10, 12 and 15).
     """
     # d_model, warmup_steps, factor: checked when LambdaLR below evaluates the first step
     if not isinstance(optimizer, torch.optim.Optimizer):
@@ -123,7 +129,7 @@ def sequence_loss(
 
     ``logits (B, T, vocab)``, ``targets (B, T)``. With ``label_smoothing = eps`` the target
     distribution puts ``1 - eps`` on the right token and spreads ``eps`` uniformly over the
-    vocabulary (PyTorch's convention; the paper uses eps = 0.1).
+    vocabulary (PyTorch's convention; the paper uses eps = 0.1). Used in notebook 10.
     """
     check_tensor("logits", logits, ndim=3, floating=True)
     check_tensor("targets", targets, ndim=2, integer=True)
@@ -176,6 +182,8 @@ def token_accuracy(predictions: torch.Tensor, targets: torch.Tensor, pad_id: int
     """Fraction of non-pad target tokens predicted correctly.
 
     ``predictions (B, L)`` are cut or padded with ``pad_id`` to the length of ``targets (B, T)``.
+
+    Used in notebooks 10 and 13.
     """
     correct, counted = _compare(predictions, targets, pad_id)
     return (correct & counted).sum().item() / max(counted.sum().item(), 1)
@@ -186,6 +194,8 @@ def exact_match(predictions: torch.Tensor, targets: torch.Tensor, pad_id: int = 
 
     A single wrong token makes the whole sequence wrong, so this is far stricter than
     :func:`token_accuracy`: 95% of tokens right, independently, is 0.95**17 = 42% of sequences.
+
+    Used in notebooks 10 and 13.
     """
     correct, counted = _compare(predictions, targets, pad_id)
     return (correct | ~counted).all(dim=1).float().mean().item()
@@ -193,7 +203,10 @@ def exact_match(predictions: torch.Tensor, targets: torch.Tensor, pad_id: int = 
 
 @dataclass
 class TrainingHistory:
-    """What :func:`train` records at every step: the loss and the learning rate used."""
+    """What :func:`train` records at every step: the loss and the learning rate used.
+
+    Returned by :func:`train` in notebooks 10, 12 and 15.
+    """
 
     losses: list[float] = field(default_factory=list)
     learning_rates: list[float] = field(default_factory=list)
@@ -226,6 +239,8 @@ def train_step(
 ) -> float:
     """One teacher-forced step on a batch ``src (B, S)``, ``tgt (B, T) = [BOS, ..., EOS, PAD...]``;
     returns the loss. Gradients are clipped to a global norm of ``clip_norm`` (None: no clip).
+
+    Used in notebook 10.
     """
     _check_batch(src, tgt)
     if not isinstance(optimizer, torch.optim.Optimizer):
@@ -268,6 +283,8 @@ def train(
     gradient clipping. ``batches`` yields ``(src, tgt)`` pairs, e.g.
     ``helpers.data.batch_stream``. ``progress`` shows a progress bar (a widget in Jupyter).
     Returns the per-step losses and learning rates; the model is left in training mode.
+
+    Used in notebooks 03, 09, 10, 12, 13 and 15.
     """
     # num_steps: checked by noam_scheduler below, which needs it for the cool-down
     d_model = check_int("model.d_model", getattr(model, "d_model", None), minimum=1)
@@ -324,6 +341,8 @@ def evaluate(
 
     Returns ``{"token_accuracy": ..., "exact_match": ...}``: the model must produce every target
     token and the EOS by itself, one token at a time, starting from BOS.
+
+    Used in notebooks 10 and 13.
     """
     _check_batch(src, tgt)
     labels = tgt[:, 1:]  # (N, T-1): what the decoder must produce, EOS included

@@ -78,6 +78,8 @@ def draw_encoding(
     Left: the heatmap of the table ``(num_positions, d_model)`` with the chosen row marked.
     Right: that row, even dimensions (sin) and odd dimensions (cos) in two markers.
     Returns the table drawn, shape ``(num_positions, d_model)``.
+
+    The static figure of :func:`explore_encoding` (notebooks 03 and 13).
     """
     position, d_model, base, num_positions = _check_view(
         position, d_model, base, num_positions, encoding
@@ -114,7 +116,7 @@ def explore_encoding(
     (a PNG image widget, redrawn off-screen on every change, so nothing is printed into the
     cell's output and a headless run stores the same output) and ``table`` the table drawn
     last. Display it by leaving it as a cell's last expression. Without ipywidgets it draws the
-    starting values once and returns None.
+    starting values once and returns None. Used in notebooks 03 and 13.
     """
     position, d_model, base, num_positions = _check_view(
         position, d_model, base, num_positions, encoding

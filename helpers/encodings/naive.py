@@ -61,7 +61,10 @@ def _positions(positions: object) -> np.ndarray:
 
 
 def index_encoding(positions: np.ndarray) -> np.ndarray:
-    """The raw index: position ``t`` is encoded as the number ``t``. Shape ``(seq_len, 1)``."""
+    """The raw index: position ``t`` is encoded as the number ``t``. Shape ``(seq_len, 1)``.
+
+    Derived in notebook 02; compared again in notebook 03.
+    """
     t = _positions(positions)
     return t.astype(np.float64)[:, None]
 
@@ -70,6 +73,8 @@ def normalized_index_encoding(positions: np.ndarray) -> np.ndarray:
     """The index scaled to [0, 1] by the sentence: ``t / (seq_len - 1)``. Shape ``(seq_len, 1)``.
 
     The first word gets 0 and the last gets 1 in every sentence; a one-word sentence gets 0.
+
+    Derived in notebook 02; compared again in notebook 03.
     """
     t = _positions(positions).astype(np.float64)
     last = max(t.size - 1, 1)
@@ -80,6 +85,8 @@ def bounded_decreasing_encoding(positions: np.ndarray) -> np.ndarray:
     """A bounded, decreasing value ``1 / (t + 1)``: 1 at the first word, towards 0 after.
 
     Shape ``(seq_len, 1)``. (Written with ``t + 1``, so position 0 never divides by zero.)
+
+    Derived in notebook 02; compared again in notebook 03.
     """
     t = _positions(positions).astype(np.float64)
     return (1.0 / (t + 1.0))[:, None]
@@ -91,6 +98,8 @@ def binary_encoding(positions: np.ndarray, num_bits: int = 8) -> np.ndarray:
     Shape ``(seq_len, num_bits)``; column ``j`` is bit ``j`` and flips every ``2**j`` positions,
     so column 0 changes fastest, like dimension 0 of the sinusoidal encoding. A fixed-width
     counter wraps around: position ``t`` and ``t + 2**num_bits`` get the same code.
+
+    Derived in notebook 02 (an exercise there); compared again in notebook 03.
     """
     t = _positions(positions)
     num_bits = check_int("num_bits", num_bits, minimum=1)
@@ -99,7 +108,10 @@ def binary_encoding(positions: np.ndarray, num_bits: int = 8) -> np.ndarray:
 
 
 def single_sine_encoding(positions: np.ndarray, omega: float = 1.0) -> np.ndarray:
-    """One sine of angular frequency ``omega``: ``sin(omega * t)``. Shape ``(seq_len, 1)``."""
+    """One sine of angular frequency ``omega``: ``sin(omega * t)``. Shape ``(seq_len, 1)``.
+
+    Derived in notebook 02; compared again in notebook 03.
+    """
     t = _positions(positions).astype(np.float64)
     omega = check_positive_float("omega", omega)
     return np.sin(omega * t)[:, None]
@@ -109,7 +121,7 @@ def random_encoding(positions: np.ndarray, dim: int = 16) -> np.ndarray:
     """Fresh uniform random vectors in [-1, 1) on every call (a scheme that forgot to be fixed).
 
     Shape ``(seq_len, dim)``. Draws from NumPy's global generator, so a seeded notebook repeats
-    from run to run, but two calls never agree.
+    from run to run, but two calls never agree. Derived in notebook 02.
     """
     t = _positions(positions)
     dim = check_int("dim", dim, minimum=1)
@@ -163,6 +175,8 @@ def unique_per_position(
     ``tol`` (Euclidean distance) is far above float64 round-off and below any spacing a model
     could rely on. Pairs are compared offset by offset (no ``seq_len**2 x dim`` temporary); a
     failure names the clash with the smallest offset, then the smallest position.
+
+    A criterion of notebook 02.
     """
     seq_len = check_int("seq_len", seq_len, minimum=2)
     tol = check_positive_float("tol", tol)
@@ -194,6 +208,8 @@ def consistent_distance(
 
     Checked for ``delta = 1 .. max_delta``, at every ``t`` of sentences of each of ``lengths``:
     a step of one word must look the same at the start or the end of a sentence, short or long.
+
+    A criterion of notebook 02.
     """
     if not isinstance(lengths, tuple | list):
         raise TypeError(
@@ -238,7 +254,7 @@ def bounded_and_length_independent(
     Passes when every value of sentences of each of ``lengths`` lies in ``[-bound, bound]``
     (a range fixed in advance: the range of the sinusoidal table, and the size of the entries
     of a scaled token embedding), and the first ``n`` rows of every longer sentence equal the
-    sentence of ``n`` words.
+    sentence of ``n`` words. A criterion of notebook 02.
     """
     if len(lengths) < 2:
         raise ValueError(f"lengths must name at least two sentence lengths, got {lengths!r}")
@@ -267,7 +283,10 @@ def bounded_and_length_independent(
 
 
 def deterministic(encode: Scheme, seq_len: int = 50, verbose: bool = True) -> bool:
-    """Criterion 4: two calls on the same positions return identical encodings."""
+    """Criterion 4: two calls on the same positions return identical encodings.
+
+    A criterion of notebook 02.
+    """
     seq_len = check_int("seq_len", seq_len, minimum=1)
     first, second = _table(encode, seq_len), _table(encode, seq_len)
     ok = bool(np.array_equal(first, second))
@@ -285,7 +304,10 @@ CRITERIA: dict[str, Callable[..., bool]] = {
 
 
 def score_schemes(schemes: Mapping[str, Scheme]) -> dict[str, dict[str, bool]]:
-    """Run every criterion on every scheme (silently): ``{scheme: {criterion: passed}}``."""
+    """Run every criterion on every scheme (silently): ``{scheme: {criterion: passed}}``.
+
+    Used in notebooks 02 and 03.
+    """
     if not isinstance(schemes, Mapping):
         raise TypeError(
             "schemes must be a dict {name: encode function}, "
@@ -300,7 +322,10 @@ def score_schemes(schemes: Mapping[str, Scheme]) -> dict[str, dict[str, bool]]:
 
 
 def format_score_table(scores: Mapping[str, Mapping[str, bool]]) -> str:
-    """A plain-text table of :func:`score_schemes`' result: 'yes'/'no' per criterion."""
+    """A plain-text table of :func:`score_schemes`' result: 'yes'/'no' per criterion.
+
+    Used in notebooks 02 and 03.
+    """
     if not isinstance(scores, Mapping):
         raise TypeError(
             "scores must be a dict {scheme: {criterion: passed}} as score_schemes returns, "

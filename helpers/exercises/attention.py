@@ -129,6 +129,8 @@ def check_attention(fn: Callable) -> bool:
 
     ``q (..., L_q, d_k)``, ``k (..., L_k, d_k)``, ``v (..., L_k, d_v)`` are float64 tensors and
     ``mask`` is None or a boolean tensor broadcastable to ``(..., L_q, L_k)``, True = may attend.
+
+    The exercise of notebook 06; used again in notebook 13.
     """
     mistakes = [
         Mistake(
@@ -183,7 +185,10 @@ def _ignore_polarity(seq_len: int) -> torch.Tensor:
 
 
 def check_causal_mask(fn: Callable[[int], object]) -> bool:
-    """Check ``fn(seq_len)``: a boolean ``(seq_len, seq_len)`` mask, True where ``j <= i``."""
+    """Check ``fn(seq_len)``: a boolean ``(seq_len, seq_len)`` mask, True where ``j <= i``.
+
+    The exercise of notebook 07.
+    """
     cases = cases_from(causal_mask, [(4,), (1,), (2,), (9,)], lambda n: f"seq_len={n}")
     mistakes = [
         Mistake(
@@ -224,7 +229,10 @@ def _pad_id_zero(tokens: torch.Tensor, pad_id: int) -> torch.Tensor:
 
 
 def check_padding_mask(fn: Callable[[torch.Tensor, int], object]) -> bool:
-    """Check ``fn(tokens, pad_id)``: boolean ``(batch, 1, 1, seq_len)``, True for real tokens."""
+    """Check ``fn(tokens, pad_id)``: boolean ``(batch, 1, 1, seq_len)``, True for real tokens.
+
+    The exercise of notebook 07.
+    """
     args = [
         (torch.tensor([[5, 7, 2, 0, 0], [3, 1, 4, 1, 5]]), 0),
         (torch.tensor([[9, 9, 1]]), 1),

@@ -49,7 +49,10 @@ def _sin_cos_swapped(num_positions: int, d_model: int) -> np.ndarray:
 
 
 def check_sinusoidal(fn: Callable[[int, int], object]) -> bool:
-    """Check ``fn(num_positions, d_model)`` against the paper's sinusoidal encoding."""
+    """Check ``fn(num_positions, d_model)`` against the paper's sinusoidal encoding.
+
+    The exercise of notebook 03; used again in notebook 13.
+    """
     cases = cases_from(
         sinusoidal_encoding, _SINUSOIDAL_ARGS, lambda n, d: f"num_positions={n}, d_model={d}"
     )
@@ -105,7 +108,10 @@ def _binary_plus_minus(positions: np.ndarray, num_bits: int) -> np.ndarray:
 
 
 def check_binary_encoding(fn: Callable[[np.ndarray, int], object]) -> bool:
-    """Check ``fn(positions, num_bits)``: bits of each position, least significant first."""
+    """Check ``fn(positions, num_bits)``: bits of each position, least significant first.
+
+    The exercise of notebook 02.
+    """
     cases = cases_from(
         binary_encoding, _BINARY_ARGS, lambda t, bits: f"positions={t.tolist()}, num_bits={bits}"
     )
@@ -155,7 +161,10 @@ def _wavelengths_dimension_index(d_model: int, base: float) -> np.ndarray:
 
 
 def check_wavelengths(fn: Callable[[int, float], object]) -> bool:
-    """Check ``fn(d_model, base)``: the wavelengths ``2 pi / omega_k`` of the d_model/2 pairs."""
+    """Check ``fn(d_model, base)``: the wavelengths ``2 pi / omega_k`` of the d_model/2 pairs.
+
+    The exercise of notebook 03; used again in notebook 13.
+    """
     cases = cases_from(
         _wavelengths, _WAVELENGTH_ARGS, lambda d, base: f"d_model={d}, base={base:g}"
     )
@@ -205,7 +214,10 @@ def _offset_halves(offset: float, d_model: int) -> np.ndarray:
 
 
 def check_offset_matrix(fn: Callable[[float, int], object]) -> bool:
-    """Check ``fn(offset, d_model)``: the matrix M(phi) with M(phi) @ PE[t] == PE[t + phi]."""
+    """Check ``fn(offset, d_model)``: the matrix M(phi) with M(phi) @ PE[t] == PE[t + phi].
+
+    The exercise of notebook 04; used again in notebook 13.
+    """
     cases = cases_from(offset_matrix, _OFFSET_ARGS, lambda k, d: f"offset={k}, d_model={d}")
     mistakes = [
         Mistake(
@@ -273,6 +285,8 @@ def check_token_and_position(
     """Check ``fn(tokens, weight, pe)`` = ``weight[tokens] * sqrt(d_model) + pe[:seq_len]``.
 
     ``tokens (batch, seq_len)`` long, ``weight (vocab_size, d_model)``, ``pe (max_len, d_model)``.
+
+    The exercise of notebook 05; used again in notebook 13.
     """
     cases = []
     for seed, vocab_size, d_model, batch, seq_len, max_len in _EMBEDDING_CASES:

@@ -43,7 +43,10 @@ def _offsets_shifted_to_indices(len_q: int, len_k: int, max_distance: int) -> to
 
 
 def check_relative_positions(fn: Callable[[int, int, int], object]) -> bool:
-    """Check ``fn(len_q, len_k, max_distance)`` -> ``clip(j - i, -max_distance, max_distance)``."""
+    """Check ``fn(len_q, len_k, max_distance)`` -> ``clip(j - i, -max_distance, max_distance)``.
+
+    The exercise of notebook 11.
+    """
     cases = cases_from(
         relative_positions,
         _RELATIVE_ARGS,
@@ -151,6 +154,8 @@ def check_rotary(fn: Callable[[torch.Tensor, torch.Tensor], object]) -> bool:
     """Check ``fn(x, positions)`` against :func:`helpers.encodings.apply_rotary` (interleaved).
 
     ``x`` is a float64 tensor ``(..., seq_len, d)``, ``positions`` a long tensor ``(seq_len,)``.
+
+    The exercise of notebook 11; used again in notebook 13.
     """
     mistakes = [
         Mistake(
@@ -218,7 +223,10 @@ def _negative_slopes(num_heads: int) -> torch.Tensor:
 
 
 def check_alibi_slopes(fn: Callable[[int], object]) -> bool:
-    """Check ``fn(num_heads)`` against the ALiBi paper's slopes (:func:`alibi_slopes`)."""
+    """Check ``fn(num_heads)`` against the ALiBi paper's slopes (:func:`alibi_slopes`).
+
+    The exercise of notebook 11.
+    """
     cases = cases_from(alibi_slopes, [(n,) for n in _ALIBI_HEADS], lambda n: f"num_heads={n}")
     mistakes = [
         Mistake(
@@ -286,6 +294,8 @@ def check_accuracy_by_position(fn: Callable[[torch.Tensor, torch.Tensor], object
 
     ``logits (num, length, vocab)`` are a causal model's outputs, ``logits[:, t]`` its guess for
     ``tokens[:, t + 1]``; the result has shape ``(length - 2,)``, averaged over sequences.
+
+    The exercise of notebook 12.
     """
     mistakes = [
         Mistake(
@@ -338,7 +348,10 @@ def _ntk_dimension_index(d: int, factor: float, base: float) -> torch.Tensor:
 
 def check_ntk_frequencies(fn: Callable[[int, float, float], object]) -> bool:
     """Check ``fn(d, factor, base)`` -> NTK-aware frequencies ``(base * factor**(d/(d-2)))**(-2k/d)``
-    (:func:`~helpers.encodings.scaled_rotary_frequencies` with ``method="ntk"``)."""
+    (:func:`~helpers.encodings.scaled_rotary_frequencies` with ``method="ntk"``).
+
+    The exercise of notebook 15.
+    """
     cases = cases_from(
         _ntk_frequencies, _NTK_ARGS, lambda d, factor, base: f"d={d}, factor={factor}"
     )

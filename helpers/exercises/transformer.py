@@ -56,7 +56,10 @@ def _no_gain_or_bias(x, gamma, beta, eps):
 
 def check_layer_norm(fn: Callable) -> bool:
     """Check ``fn(x, gamma, beta, eps)``: LayerNorm over the last dimension of ``x``
-    (``(..., d_model)``), with gain ``gamma`` and bias ``beta`` of shape ``(d_model,)``."""
+    (``(..., d_model)``), with gain ``gamma`` and bias ``beta`` of shape ``(d_model,)``.
+
+    The exercise of notebook 09.
+    """
     mistakes = [
         Mistake(
             _unbiased_variance,
@@ -109,7 +112,10 @@ def _warmup_power_half(step, d_model, warmup_steps):
 
 
 def check_noam_lr(fn: Callable) -> bool:
-    """Check ``fn(step, d_model, warmup_steps)``: the paper's learning rate (factor 1)."""
+    """Check ``fn(step, d_model, warmup_steps)``: the paper's learning rate (factor 1).
+
+    The exercise of notebook 10.
+    """
     cases = cases_from(noam_lr, _NOAM_ARGS, "step={}, d_model={}, warmup_steps={}".format)
     mistakes = [
         Mistake(_no_model_width, "the schedule is scaled by d_model**-0.5."),
@@ -212,7 +218,10 @@ def _first_position_logits(model, src, max_len, bos_id, eos_id):
 
 def check_greedy_decode(fn: Callable) -> bool:
     """Check ``fn(model, src, max_len, bos_id, eos_id)`` against ``helpers.transformer.
-    greedy_decode``: ids ``(batch, <= max_len)`` without BOS, EOS kept, pad after it."""
+    greedy_decode``: ids ``(batch, <= max_len)`` without BOS, EOS kept, pad after it.
+
+    The exercise of notebook 10.
+    """
     mistakes = [
         Mistake(
             _starts_from_pad,
