@@ -21,6 +21,7 @@ Every page is one self-contained HTML file (figures are embedded as data URIs) p
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import re
@@ -212,18 +213,12 @@ def course_template(name: str, blocks: str) -> DictLoader:
     return DictLoader({"course_mathjax.j2": _MATHJAX, name: _HEAD + blocks + _WIDGET_FALLBACK})
 
 
-_PAGE_EXPORTER: list[HTMLExporter] = []  # built on first use
-
-
+@functools.cache  # one exporter per process: building one loads nbconvert's templates
 def _page_exporter() -> HTMLExporter:
-    if not _PAGE_EXPORTER:
-        loader = course_template("course_site.html.j2", _SITE_BODY)
-        _PAGE_EXPORTER.append(
-            HTMLExporter(
-                template_name="lab", template_file="course_site.html.j2", extra_loaders=[loader]
-            )
-        )
-    return _PAGE_EXPORTER[0]
+    loader = course_template("course_site.html.j2", _SITE_BODY)
+    return HTMLExporter(
+        template_name="lab", template_file="course_site.html.j2", extra_loaders=[loader]
+    )
 
 
 def export_page(notebook, out_path: Path, static_dir: Path, exporter=None) -> Path:
