@@ -26,6 +26,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import torch
+from _public_api import public_modules
 
 import helpers
 from helpers import attention, check_env, data, exercises, plots, training, transformer, widgets
@@ -882,16 +883,6 @@ def test_case_ids_are_unique_and_the_matrix_is_large():
 # ------------------------------------------------------------------------------ completeness
 
 
-def _public_modules() -> list:
-    """``helpers`` and every submodule whose dotted name has no part starting with ``_``."""
-    names = ["helpers"] + [
-        info.name
-        for info in pkgutil.walk_packages(helpers.__path__, "helpers.")
-        if not any(part.startswith("_") for part in info.name.split("."))
-    ]
-    return [importlib.import_module(name) for name in sorted(names)]
-
-
 def _takes_arguments(fn, *, method: bool) -> bool:
     params = list(inspect.signature(fn).parameters.values())
     return len(params) > (1 if method else 0)
@@ -907,7 +898,7 @@ def public_callables() -> dict[str, object]:
     Re-exported names count once (by identity). Methods count only where the class defines them.
     """
     found: dict[str, object] = {}
-    for module in _public_modules():
+    for module in public_modules():
         for name in module.__all__:
             obj = getattr(module, name)
             if inspect.isclass(obj):
@@ -928,7 +919,7 @@ def public_callables() -> dict[str, object]:
 
 
 def test_every_public_module_declares_all():
-    missing = [m.__name__ for m in _public_modules() if not hasattr(m, "__all__")]
+    missing = [m.__name__ for m in public_modules() if not hasattr(m, "__all__")]
     assert not missing, f"public modules without __all__ (add one): {missing}"
 
 

@@ -2,21 +2,17 @@
 
 Learners are sent from the notebooks into ``helpers``; the way back is one sentence in each
 docstring, "Derived in notebook 06." or "Used in notebooks 10 and 13.", which this test asks for
-(``notebook NN`` or ``notebooks NN``). The package is walked like tests/test_bad_inputs.py does:
-``helpers`` and every submodule without a ``_`` part, each object counted once, in the module
-that defines it.
+(``notebook NN`` or ``notebooks NN``). The public modules are those tests/test_bad_inputs.py
+walks (tests/_public_api.py); each object counts once, in the module that defines it.
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
-import pkgutil
 import re
 
 import pytest
-
-import helpers
+from _public_api import public_modules
 
 NOTEBOOK = re.compile(r"\bnotebooks? \d{2}\b")
 
@@ -35,19 +31,10 @@ PENDING_CORE_MODULES = {
 }
 
 
-def _public_modules() -> list:
-    names = ["helpers"] + [
-        info.name
-        for info in pkgutil.walk_packages(helpers.__path__, "helpers.")
-        if not any(part.startswith("_") for part in info.name.split("."))
-    ]
-    return [importlib.import_module(name) for name in sorted(names)]
-
-
 def public_objects() -> dict[str, object]:
     """Every public function and class, by ``module.name`` of the module that defines it."""
     found = {}
-    for module in _public_modules():
+    for module in public_modules():
         for name in module.__all__:
             obj = getattr(module, name)
             if inspect.isfunction(obj) or inspect.isclass(obj):
