@@ -13,6 +13,19 @@ import pytest
 
 from helpers import attention, data, training, transformer
 
+# The small configuration the lessons describe, shared by the models (see the tests below).
+MODEL_DEFAULTS = {
+    "d_model": 64,
+    "num_heads": 4,
+    "num_layers": 2,
+    "d_ff": 256,
+    "dropout": 0.1,
+    "max_len": 512,
+    "positional": "sinusoidal",
+    "norm_first": False,
+    "relative_max_distance": 16,
+}
+
 DEFAULTS = {
     data.make_batch: {"num_symbols": 10, "min_len": 16, "max_len": None, "generator": None},
     data.make_dataset: {"num_symbols": 10, "min_len": 16, "max_len": None, "seed": 0},
@@ -39,37 +52,10 @@ DEFAULTS = {
     transformer.FeedForward: {"dropout": 0.0},
     transformer.EncoderLayer: {"dropout": 0.0, "norm_first": False},
     transformer.DecoderLayer: {"dropout": 0.0, "norm_first": False},
-    transformer.Transformer: {
-        "d_model": 64,
-        "num_heads": 4,
-        "num_layers": 2,
-        "d_ff": 256,
-        "dropout": 0.1,
-        "max_len": 512,
-        "positional": "sinusoidal",
-        "norm_first": False,
-        "relative_max_distance": 16,
-    },
-    transformer.DecoderOnlyTransformer: {
-        "d_model": 64,
-        "num_heads": 4,
-        "num_layers": 2,
-        "d_ff": 256,
-        "dropout": 0.0,
-        "max_len": 512,
-        "positional": "sinusoidal",
-        "norm_first": False,
-        "relative_max_distance": 16,
-    },
+    transformer.Transformer: MODEL_DEFAULTS,
+    transformer.DecoderOnlyTransformer: MODEL_DEFAULTS | {"dropout": 0.0},
     transformer.TorchReferenceTransformer: {
-        "d_model": 64,
-        "num_heads": 4,
-        "num_layers": 2,
-        "d_ff": 256,
-        "dropout": 0.1,
-        "max_len": 512,
-        "positional": "sinusoidal",
-        "norm_first": False,
+        name: value for name, value in MODEL_DEFAULTS.items() if name != "relative_max_distance"
     },
     transformer.greedy_decode: {"eos_id": None, "src_mask": None, "pad_id": 0, "use_cache": False},
     transformer.generate: {"use_cache": True},

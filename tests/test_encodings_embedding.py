@@ -14,6 +14,21 @@ from helpers.encodings import (
 )
 
 
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: LearnedPositionalEmbedding(max_len=5, d_model=4),
+        lambda: SinusoidalPositionalEncoding(d_model=4, max_len=5),
+    ],
+    ids=["learned", "sinusoidal"],
+)
+def test_position_tables_take_max_len_positions_and_reject_more_clearly(make):
+    table = make()  # a ValueError naming both lengths, not an IndexError from the lookup
+    assert table(torch.zeros(1, 5, 4)).shape == (1, 5, 4)
+    with pytest.raises(ValueError, match=r"seq_len=6.*max_len=5"):
+        table(torch.zeros(1, 6, 4))
+
+
 def test_sinusoidal_output_is_scaled_lookup_plus_table():
     torch.manual_seed(0)
     layer = TokenAndPositionEmbedding(vocab_size=11, d_model=8, max_len=16)

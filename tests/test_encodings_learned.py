@@ -33,13 +33,6 @@ def test_initial_spread_matches_init_std():
     assert abs(large.weight.mean().item()) < 0.01
 
 
-def test_past_max_len_is_a_clear_value_error_not_an_index_error():
-    module = LearnedPositionalEmbedding(max_len=5, d_model=4)
-    assert module(torch.zeros(1, 5, 4)).shape == (1, 5, 4)
-    with pytest.raises(ValueError, match=r"seq_len=9.*max_len=5"):
-        module(torch.zeros(1, 9, 4))
-
-
 @pytest.mark.parametrize(
     ("args", "error", "name"),
     [

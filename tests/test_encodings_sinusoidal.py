@@ -122,13 +122,6 @@ def test_module_dropout_applies_to_the_sum_in_training_only():
     torch.testing.assert_close(module.eval()(x), total)
 
 
-def test_module_accepts_exactly_max_len_and_rejects_longer():
-    module = SinusoidalPositionalEncoding(d_model=4, max_len=5)
-    assert module(torch.zeros(1, 5, 4)).shape == (1, 5, 4)
-    with pytest.raises(ValueError, match=r"seq_len=6.*max_len=5"):
-        module(torch.zeros(1, 6, 4))
-
-
 @pytest.mark.parametrize(
     ("kwargs", "error", "name"),
     [
