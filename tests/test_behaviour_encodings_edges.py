@@ -11,6 +11,36 @@ from helpers import encodings as enc
 from helpers.encodings import naive
 
 
+def _relative_edges() -> list[tuple]:
+    """``relative_scores(q, a)`` and ``relative_values(weights, a)``: a valid call, then the same
+    call with one argument off by one dimension, dtype or length."""
+    q, a, weights = torch.zeros(1, 2), torch.zeros(1, 1, 2), torch.zeros(1, 1)
+    scores = [  # (bad arguments, error, words of its message)
+        ((torch.zeros(2), a), ValueError, ("q", "at least 2")),
+        ((q.long(), a), TypeError, ("q", "floating-point")),
+        ((q, a.long()), TypeError, ("a must be a floating-point",)),
+        ((torch.zeros(3, 2), a), ValueError, ("(3, L_k, d)",)),
+        ((q, a.double()), TypeError, ("q", "a")),
+    ]
+    values = [
+        ((weights.long(), a), TypeError, ("weights", "floating-point")),
+        ((weights, torch.zeros(1, 2, 2)), ValueError, ("(1, 1, d)",)),
+        ((weights, a.double()), TypeError, ("weights", "a")),
+    ]
+    return [
+        (lambda: enc.relative_scores(q, a), lambda bad=bad: enc.relative_scores(*bad), error, words)
+        for bad, error, words in scores
+    ] + [
+        (
+            lambda: enc.relative_values(weights, a),
+            lambda bad=bad: enc.relative_values(*bad),
+            error,
+            words,
+        )
+        for bad, error, words in values
+    ]
+
+
 @pytest.mark.parametrize(
     ("ok", "bad", "error", "words"),
     [
@@ -101,58 +131,7 @@ from helpers.encodings import naive
             TypeError,
             ("q", "floating-point"),
         ),
-        (
-            lambda: enc.relative_scores(torch.zeros(1, 2), torch.zeros(1, 1, 2)),
-            lambda: enc.relative_scores(torch.zeros(2), torch.zeros(1, 1, 2)),
-            ValueError,
-            ("q", "at least 2"),
-        ),
-        (
-            lambda: enc.relative_scores(torch.zeros(1, 2), torch.zeros(1, 1, 2)),
-            lambda: enc.relative_scores(torch.zeros(1, 2, dtype=torch.long), torch.zeros(1, 1, 2)),
-            TypeError,
-            ("q", "floating-point"),
-        ),
-        (
-            lambda: enc.relative_scores(torch.zeros(1, 2), torch.zeros(1, 1, 2)),
-            lambda: enc.relative_scores(torch.zeros(1, 2), torch.zeros(1, 1, 2, dtype=torch.long)),
-            TypeError,
-            ("a must be a floating-point",),
-        ),
-        (
-            lambda: enc.relative_scores(torch.zeros(1, 2), torch.zeros(1, 1, 2)),
-            lambda: enc.relative_scores(torch.zeros(3, 2), torch.zeros(1, 1, 2)),
-            ValueError,
-            ("(3, L_k, d)",),
-        ),
-        (
-            lambda: enc.relative_scores(torch.zeros(1, 2), torch.zeros(1, 1, 2)),
-            lambda: enc.relative_scores(
-                torch.zeros(1, 2), torch.zeros(1, 1, 2, dtype=torch.float64)
-            ),
-            TypeError,
-            ("q", "a"),
-        ),
-        (
-            lambda: enc.relative_values(torch.zeros(1, 1), torch.zeros(1, 1, 2)),
-            lambda: enc.relative_values(torch.zeros(1, 1, dtype=torch.long), torch.zeros(1, 1, 2)),
-            TypeError,
-            ("weights", "floating-point"),
-        ),
-        (
-            lambda: enc.relative_values(torch.zeros(1, 1), torch.zeros(1, 1, 2)),
-            lambda: enc.relative_values(torch.zeros(1, 1), torch.zeros(1, 2, 2)),
-            ValueError,
-            ("(1, 1, d)",),
-        ),
-        (
-            lambda: enc.relative_values(torch.zeros(1, 1), torch.zeros(1, 1, 2)),
-            lambda: enc.relative_values(
-                torch.zeros(1, 1), torch.zeros(1, 1, 2, dtype=torch.float64)
-            ),
-            TypeError,
-            ("weights", "a"),
-        ),
+        *_relative_edges(),
         (
             lambda: enc.rotate_half(torch.zeros(2)),
             lambda: enc.rotate_half(torch.tensor(1.0)),
