@@ -81,7 +81,7 @@ def laplacian_pe(adjacency: np.ndarray | torch.Tensor, k: int) -> np.ndarray:
     on a connected graph, is dropped). Each column's sign is fixed so that its largest-magnitude
     entry (the first one, on ties) is positive. Where eigenvalues repeat, the columns are one
     basis of the eigenspace among many: compare only basis-free quantities across machines.
-    ``k`` must lie in ``1 .. N - 1``.
+    ``k`` must lie in ``1 .. N - 1``. Derived in notebook 14.
     """
     a = _check_adjacency(adjacency)
     n = a.shape[0]
@@ -105,7 +105,7 @@ def random_walk_pe(adjacency: np.ndarray | torch.Tensor, k: int) -> np.ndarray:
     """Random-walk encoding, float64 ``(N, k)``: column ``j`` is the diagonal of ``(D^-1 A)^(j+1)``,
     the probability that a walk from each node is back at it after ``j + 1`` steps.
 
-    Rows of isolated nodes are zero (such a walk cannot move).
+    Rows of isolated nodes are zero (such a walk cannot move). Derived in notebook 14.
     """
     a = _check_adjacency(adjacency)
     k = check_int("k", k, minimum=1)
@@ -120,7 +120,8 @@ def random_walk_pe(adjacency: np.ndarray | torch.Tensor, k: int) -> np.ndarray:
 
 def shortest_path_distances(adjacency: np.ndarray | torch.Tensor) -> np.ndarray:
     """Hop counts between every pair of nodes, int64 ``(N, N)``: 0 on the diagonal, -1 where
-    no path exists. A breadth-first search from all nodes at once, one hop per step."""
+    no path exists. A breadth-first search from all nodes at once, one hop per step. Derived
+    in notebook 14."""
     a = _check_adjacency(adjacency) > 0
     n = a.shape[0]
     distances = np.where(np.eye(n, dtype=bool), 0, -1).astype(np.int64)  # (N, N)
