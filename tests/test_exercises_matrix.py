@@ -24,7 +24,9 @@ from helpers.encodings import (
     apply_rotary,
     binary_encoding,
     frequencies,
+    laplacian_pe,
     offset_matrix,
+    random_walk_pe,
     relative_positions,
     sinusoidal_encoding,
 )
@@ -61,6 +63,8 @@ RIGHT_AND_WRONG = {
         modern_ex._ntk_frequencies,
         lambda d, factor, base: modern_ex._ntk_frequencies(d, factor, base) * 1.01,
     ),
+    "check_laplacian_pe": (laplacian_pe, lambda a, k: laplacian_pe(a, k)[:, ::-1]),
+    "check_random_walk_pe": (random_walk_pe, lambda a, k: random_walk_pe(a, k) * 2),
     "check_accuracy_by_position": (
         modern_ex._accuracy_by_position,
         lambda logits, tokens: modern_ex._accuracy_by_position(logits, tokens) * 0.5,

@@ -10,6 +10,7 @@ Everything public is re-exported here, so notebooks write ``from helpers.encodin
 
 from .alibi import alibi_bias, alibi_slopes
 from .embedding import POSITIONAL_KINDS, TokenAndPositionEmbedding
+from .graph import laplacian_pe, random_walk_pe, shortest_path_distances
 from .learned import LearnedPositionalEmbedding
 from .naive import (
     CRITERIA,
@@ -85,4 +86,7 @@ __all__ = [
     "relative_values",
     "RelativePositionEmbedding",
     "sinusoidal_encoding_2d",
+    "laplacian_pe",
+    "random_walk_pe",
+    "shortest_path_distances",
 ]

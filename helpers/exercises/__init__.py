@@ -13,6 +13,7 @@ from .encodings import (
     check_token_and_position,
     check_wavelengths,
 )
+from .graph import check_laplacian_pe, check_random_walk_pe
 from .modern import (
     check_accuracy_by_position,
     check_alibi_slopes,
@@ -33,6 +34,8 @@ __all__ = [
     "check_alibi_slopes",
     "check_accuracy_by_position",
     "check_ntk_frequencies",
+    "check_laplacian_pe",
+    "check_random_walk_pe",
     "check_attention",
     "check_causal_mask",
     "check_padding_mask",

@@ -1,0 +1,104 @@
+"""Tests of the notebook-14 checkers: right answers pass (either sign per eigenvector), each
+classic mistake is named, and the hidden cases have one answer up to signs."""
+
+import numpy as np
+import pytest
+import torch
+
+from helpers.encodings import laplacian_pe, random_walk_pe
+from helpers.exercises import check_laplacian_pe, check_random_walk_pe
+from helpers.exercises import graph as ex
+
+
+def stub(*args):
+    raise NotImplementedError
+
+
+@pytest.mark.parametrize(
+    ("checker", "right"),
+    [(check_laplacian_pe, laplacian_pe), (check_random_walk_pe, random_walk_pe)],
+)
+def test_right_answers_pass_and_stubs_are_reported(checker, right, capsys):
+    assert checker(right) is True
+    assert "hidden cases pass" in capsys.readouterr().out
+    assert checker(stub) is False
+    assert "not yet implemented" in capsys.readouterr().out
+
+
+def test_hidden_laplacian_cases_have_simple_eigenvalues():
+    # Where eigenvalues repeat the answer is a basis among many and no checker could judge it.
+    for a, k, label in ex._LAPLACIAN_CASES:
+        np.testing.assert_array_equal(a, a.T)
+        d = a.sum(1)
+        inv = np.where(d > 0, 1 / np.sqrt(np.where(d > 0, d, 1)), 0.0)
+        values = np.linalg.eigvalsh(np.eye(len(a)) - inv[:, None] * a * inv[None, :])
+        assert np.diff(values[: k + 2]).min() > 1e-3, label
+    assert any((a.sum(1) == 0).any() for a, _, _ in ex._LAPLACIAN_CASES)
+    assert any((a.sum(1) == 0).any() for a, _, _ in ex._RANDOM_WALK_CASES)
+
+
+def test_any_sign_per_column_passes_and_torch_answers_pass(capsys):
+    def flipped(a, k):
+        return laplacian_pe(a, k) * np.where(np.arange(k) % 2, -1.0, 1.0)
+
+    assert check_laplacian_pe(flipped) is True
+    assert check_laplacian_pe(lambda a, k: torch.tensor(laplacian_pe(a, k)).float()) is True
+    assert check_random_walk_pe(lambda a, k: torch.tensor(random_walk_pe(a, k))) is True
+    capsys.readouterr()
+
+
+def _my_laplacian_pe(a, k):
+    # A learner's independent version: explicit loops for the degrees, eigh, any signs.
+    a = np.asarray(a, dtype=float)
+    inv = np.zeros(len(a))
+    for i, degree in enumerate(a.sum(1)):
+        if degree > 0:
+            inv[i] = degree**-0.5
+    values, vectors = np.linalg.eigh(np.eye(len(a)) - inv[:, None] * a * inv[None, :])
+    return -vectors[:, 1 : k + 1]
+
+
+def test_an_independent_answer_passes(capsys):
+    assert check_laplacian_pe(_my_laplacian_pe) is True
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    ("checker", "mistake", "words"),
+    [
+        (check_laplacian_pe, ex._unnormalised, "unnormalised Laplacian D - A"),
+        (check_laplacian_pe, ex._trivial_kept, "trivial eigenvector"),
+        (check_laplacian_pe, ex._random_walk_laplacian, "D^-1 on one side only"),
+        (check_laplacian_pe, ex._largest_eigenvalues, "largest eigenvalues"),
+        (check_random_walk_pe, ex._from_step_zero, "step 0"),
+        (check_random_walk_pe, ex._closed_walk_counts, "counts of closed walks"),
+        (check_random_walk_pe, ex._from_step_two, "one step late"),
+    ],
+)
+def test_each_classic_mistake_is_named(checker, mistake, words, capsys):
+    assert checker(mistake) is False
+    out = capsys.readouterr().out
+    assert "FAILED" in out and "Hint:" in out
+    assert words in out, out
+
+
+def test_a_division_by_zero_at_an_isolated_node_fails_with_the_hint(capsys):
+    def nan_rows(a, k):
+        walk = a / a.sum(1, keepdims=True)  # 0/0 = NaN for the isolated node
+        return ex._walk_powers(walk, 1, k)
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        assert check_random_walk_pe(nan_rows) is False
+    out = capsys.readouterr().out
+    assert "isolated node" in out and "division by zero" in out
+
+
+def test_d_inverse_on_the_right_gives_the_same_return_probabilities(capsys):
+    # A D^-1 = D (D^-1 A) D^-1 is similar to D^-1 A: every power has the same diagonal, so
+    # putting D^-1 on the other side is not a mistake for this encoding (notebook 14 shows it).
+    def right_side(a, k):
+        d = a.sum(1)
+        return ex._walk_powers(a * np.where(d > 0, 1 / np.where(d > 0, d, 1), 0.0)[None, :], 1, k)
+
+    assert check_random_walk_pe(right_side) is True
+    capsys.readouterr()
