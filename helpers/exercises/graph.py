@@ -93,7 +93,7 @@ def _align_signs(result: object, args: tuple) -> object:
 def check_laplacian_pe(fn: Callable[[np.ndarray, int], object]) -> bool:
     """Check ``fn(adjacency, k)`` -> ``(N, k)`` unit eigenvectors of ``I - D^-1/2 A D^-1/2`` for
     the 2nd to the (k+1)-th smallest eigenvalues (:func:`helpers.encodings.laplacian_pe`); each
-    column may have either sign."""
+    column may have either sign. Used in notebook 14."""
     cases = [Case((a, k), laplacian_pe(a, k), label) for a, k, label in _LAPLACIAN_CASES]
     mistakes = [
         Mistake(
@@ -158,7 +158,8 @@ def _from_step_two(a: np.ndarray, k: int) -> np.ndarray:
 
 def check_random_walk_pe(fn: Callable[[np.ndarray, int], object]) -> bool:
     """Check ``fn(adjacency, k)`` -> ``(N, k)``, column ``j`` the diagonal of ``(D^-1 A)^(j+1)``
-    (:func:`helpers.encodings.random_walk_pe`); rows of isolated nodes are 0."""
+    (:func:`helpers.encodings.random_walk_pe`); rows of isolated nodes are 0. Used in notebook
+    14."""
     cases = [Case((a, k), random_walk_pe(a, k), label) for a, k, label in _RANDOM_WALK_CASES]
     mistakes = [
         Mistake(
