@@ -158,8 +158,10 @@ def _from_step_two(a: np.ndarray, k: int) -> np.ndarray:
 
 def check_random_walk_pe(fn: Callable[[np.ndarray, int], object]) -> bool:
     """Check ``fn(adjacency, k)`` -> ``(N, k)``, column ``j`` the diagonal of ``(D^-1 A)^(j+1)``
-    (:func:`helpers.encodings.random_walk_pe`); rows of isolated nodes are 0. Used in notebook
-    14."""
+    (:func:`helpers.encodings.random_walk_pe`); rows of isolated nodes are 0.
+
+    Used in notebook 14.
+    """
     cases = [Case((a, k), random_walk_pe(a, k), label) for a, k, label in _RANDOM_WALK_CASES]
     mistakes = [
         Mistake(
