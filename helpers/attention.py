@@ -38,10 +38,10 @@ __all__ = [
 
 def _check_broadcasts_into(name: str, extra: torch.Tensor, scores_shape: torch.Size) -> None:
     """Raise unless ``extra`` broadcasts to ``scores_shape`` without enlarging it."""
-    try:
-        fits = torch.broadcast_shapes(extra.shape, scores_shape) == scores_shape
-    except RuntimeError:
-        fits = False
+    # by hand: torch.broadcast_shapes costs ~50 us a call, and this runs in every attention
+    fits = extra.ndim <= len(scores_shape) and all(
+        e in (1, s) for e, s in zip(reversed(extra.shape), reversed(scores_shape), strict=False)
+    )
     if not fits:
         raise ValueError(
             f"{name} of shape {tuple(extra.shape)} does not broadcast to the attention scores "

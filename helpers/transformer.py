@@ -318,10 +318,10 @@ def _check_mask(name: str, mask: torch.Tensor | None, shape: tuple[int, ...]) ->
     if mask is None:
         return
     check_tensor(name, mask, boolean=True)
-    try:
-        fits = torch.broadcast_shapes(mask.shape, shape) == shape
-    except RuntimeError:
-        fits = False
+    # by hand: torch.broadcast_shapes costs ~50 us a call, and this runs in every forward
+    fits = mask.ndim <= len(shape) and all(
+        m in (1, s) for m, s in zip(reversed(mask.shape), reversed(shape), strict=False)
+    )
     if not fits:
         raise ValueError(
             f"{name} of shape {tuple(mask.shape)} must broadcast to {shape} "

@@ -34,24 +34,8 @@ def test_readme_course_map_and_notebook_headers_state_the_same_run_times():
 
 
 # issue 11 item 8: every lesson in <= 30 s, the experiment lessons that train many models in
-# <= 45 s. Lessons 10 and 12 do not meet it yet (12's training budget could not be cut without losing a
-# claim it checks): strict xfail, so that this test fails once it does, and the mark must go.
-BUDGET_EXCEPTIONS = {
-    "10_mini_transformer.ipynb": "issue 11 item 8: 10 still takes ~36 s (budget 30 s)",
-    "12_length_extrapolation.ipynb": "issue 11 item 8: 12 still takes ~81 s (budget 45 s)",
-}
-
-
-@pytest.mark.parametrize(
-    "path",
-    [
-        pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=BUDGET_EXCEPTIONS[p.name]))
-        if p.name in BUDGET_EXCEPTIONS
-        else p
-        for p in LESSONS
-    ],
-    ids=lambda p: p.stem,
-)
+# <= 45 s.
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
 def test_lessons_state_run_times_within_the_live_budget(path):
     experiments = {  # train many models
         "12_length_extrapolation.ipynb",
