@@ -48,9 +48,9 @@ def seed_everything(seed: int = 0, *, deterministic: bool = True) -> None:
     (``warn_only`` so that an operation without one still runs). On the course's CPU
     workloads this makes every printed number repeat exactly from run to run.
     """
-    from ._checks import check_int
+    from ._checks import require_int
 
-    seed = check_int("seed", seed, minimum=0, maximum=2**32 - 1)  # NumPy takes 32-bit seeds
+    seed = require_int("seed", seed, minimum=0, maximum=2**32 - 1)  # NumPy takes 32-bit seeds
     random.seed(seed)
     np.random.seed(seed)  # noqa: NPY002 -- learners call the legacy global np.random API
     torch.manual_seed(seed)  # also seeds CUDA generators when CUDA is present
@@ -68,9 +68,9 @@ def get_device(prefer: str | None = None) -> torch.device:
     outputs are the same on every machine.
     """
     if prefer is not None:
-        from ._checks import check_choice, check_device
+        from ._checks import require_choice, require_device
 
-        return check_device("prefer", check_choice("prefer", prefer, ("cpu", "cuda", "mps")))
+        return require_device("prefer", require_choice("prefer", prefer, ("cpu", "cuda", "mps")))
     if torch.cuda.is_available():
         return torch.device("cuda")
     mps = getattr(torch.backends, "mps", None)

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 
 import torch
 
-from ._checks import check_choice, check_int, check_tensor
+from ._checks import require_bool, require_choice, require_int, require_tensor
 
 __all__ = [
     "PAD_ID",
@@ -47,7 +47,7 @@ TASKS = ("copy", "reverse", "sort")
 
 def vocab_size(num_symbols: int) -> int:
     """Number of token ids a model needs: the special tokens plus ``num_symbols`` symbols."""
-    return NUM_SPECIAL + check_int("num_symbols", num_symbols, minimum=1)
+    return NUM_SPECIAL + require_int("num_symbols", num_symbols, minimum=1)
 
 
 def apply_task(task: str, src: torch.Tensor, pad_id: int = PAD_ID) -> torch.Tensor:
@@ -56,9 +56,9 @@ def apply_task(task: str, src: torch.Tensor, pad_id: int = PAD_ID) -> torch.Tens
     ``"copy"`` returns the row, ``"reverse"`` reverses its non-pad part, ``"sort"`` sorts its
     non-pad part in increasing order. Returns a tensor of the same shape as ``src``.
     """
-    task = check_choice("task", task, TASKS)
-    check_tensor("src", src, ndim=2, integer=True)
-    pad_id = check_int("pad_id", pad_id)
+    task = require_choice("task", task, TASKS)
+    require_tensor("src", src, ndim=2, integer=True)
+    pad_id = require_int("pad_id", pad_id)
     is_token = src != pad_id  # (B, L)
     if (is_token[:, 1:] & ~is_token[:, :-1]).any():
         row = int((is_token[:, 1:] & ~is_token[:, :-1]).any(dim=1).nonzero()[0])
@@ -93,11 +93,11 @@ def make_batch(
     ``num_symbols``. Returns ``src (batch_size, max_len)`` and
     ``tgt (batch_size, max_len + 2) = [BOS, target..., EOS, PAD...]``.
     """
-    task = check_choice("task", task, TASKS)
-    batch_size = check_int("batch_size", batch_size, minimum=1)
-    num_symbols = check_int("num_symbols", num_symbols, minimum=1)
-    min_len = check_int("min_len", min_len, minimum=1)
-    max_len = min_len if max_len is None else check_int("max_len", max_len, minimum=1)
+    task = require_choice("task", task, TASKS)
+    batch_size = require_int("batch_size", batch_size, minimum=1)
+    num_symbols = require_int("num_symbols", num_symbols, minimum=1)
+    min_len = require_int("min_len", min_len, minimum=1)
+    max_len = min_len if max_len is None else require_int("max_len", max_len, minimum=1)
     if max_len < min_len:
         raise ValueError(f"max_len must be >= min_len={min_len}, got {max_len}")
     if generator is not None and not isinstance(generator, torch.Generator):
@@ -129,8 +129,8 @@ def make_dataset(
     The global random state is neither used nor changed, so a held-out set drawn with another
     seed stays the same whatever the notebook did before.
     """
-    seed = check_int("seed", seed, minimum=0, maximum=2**64 - 1)
-    num_sequences = check_int("num_sequences", num_sequences, minimum=1)
+    seed = require_int("seed", seed, minimum=0, maximum=2**64 - 1)
+    num_sequences = require_int("num_sequences", num_sequences, minimum=1)
     generator = torch.Generator().manual_seed(seed)
     return make_batch(task, num_sequences, num_symbols, min_len, max_len, generator)
 
@@ -144,7 +144,7 @@ def batch_stream(
     seed: int = 0,
 ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
     """An endless, seeded stream of fresh batches: every training step sees new sequences."""
-    seed = check_int("seed", seed, minimum=0, maximum=2**64 - 1)
+    seed = require_int("seed", seed, minimum=0, maximum=2**64 - 1)
     make_batch(task, batch_size, num_symbols, min_len, max_len)  # validate now, not at next()
     return _stream(task, batch_size, num_symbols, min_len, max_len, seed)
 
@@ -164,16 +164,15 @@ def iterate_minibatches(
 ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
     """One pass over a fixed dataset in minibatches of ``batch_size`` rows (the last may be
     smaller), in order or shuffled with its own seeded generator."""
-    check_tensor("src", src, ndim=2, integer=True)
-    check_tensor("tgt", tgt, ndim=2, integer=True)
+    require_tensor("src", src, ndim=2, integer=True)
+    require_tensor("tgt", tgt, ndim=2, integer=True)
     if src.shape[0] != tgt.shape[0]:
         raise ValueError(
             f"src and tgt must have the same number of rows, got {src.shape[0]} and {tgt.shape[0]}"
         )
-    batch_size = check_int("batch_size", batch_size, minimum=1)
-    seed = check_int("seed", seed, minimum=0, maximum=2**64 - 1)
-    if not isinstance(shuffle, bool):
-        raise TypeError(f"shuffle must be a bool, got {shuffle!r}")
+    batch_size = require_int("batch_size", batch_size, minimum=1)
+    seed = require_int("seed", seed, minimum=0, maximum=2**64 - 1)
+    require_bool("shuffle", shuffle)
     if shuffle:
         order = torch.randperm(src.shape[0], generator=torch.Generator().manual_seed(seed))
     else:
@@ -185,7 +184,7 @@ def to_symbols(ids: torch.Tensor | list[int]) -> list[int]:
     """The symbols of one sequence of token ids, for printing: BOS and PAD are dropped and
     reading stops at the first EOS. ``[1, 5, 3, 2, 0] -> [2, 0]``."""
     if isinstance(ids, torch.Tensor):
-        check_tensor("ids", ids, ndim=1, integer=True)
+        require_tensor("ids", ids, ndim=1, integer=True)
         ids = ids.tolist()
     elif not isinstance(ids, list | tuple) or not all(
         isinstance(i, int) and not isinstance(i, bool) for i in ids

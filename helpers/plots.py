@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyBboxPatch, Rectangle
 
-from ._checks import check_choice, check_int
+from ._checks import require_choice, require_int
 
 __all__ = [
     "ENCODING_CMAP",
@@ -34,7 +34,7 @@ ATTENTION_CMAP = "viridis"  # sequential, perceptually uniform
 
 def set_style(dpi: int = 80) -> None:
     """Course-wide figure style: readable on a projector, light in a committed notebook."""
-    dpi = check_int("dpi", dpi, minimum=1)
+    dpi = require_int("dpi", dpi, minimum=1)
     plt.rcParams.update(
         {
             "figure.figsize": (7.0, 3.6),
@@ -274,12 +274,12 @@ def draw_transformer(
     "arrows": [DiagramArrow], "variant", "norm_first", "highlight"}``, boxes bottom to top per
     stack.
     """
-    check_choice("variant", variant, DIAGRAM_VARIANTS)
+    require_choice("variant", variant, DIAGRAM_VARIANTS)
     if not isinstance(norm_first, bool):
         raise TypeError(f"norm_first must be True or False, got {norm_first!r}")
-    num_layers = check_int("num_layers", num_layers, minimum=1)
+    num_layers = require_int("num_layers", num_layers, minimum=1)
     if highlight is not None:
-        check_choice("highlight", highlight, DIAGRAM_HIGHLIGHTS)
+        require_choice("highlight", highlight, DIAGRAM_HIGHLIGHTS)
         if variant == "decoder-only" and highlight in ("cross_attention", "self_attention"):
             raise ValueError(
                 f"highlight={highlight!r} does not exist in the decoder-only variant: it has "

@@ -11,7 +11,7 @@ import inspect
 
 import pytest
 
-from helpers import attention, data, training, transformer
+from helpers import attention, data, encodings, training, transformer
 
 DEFAULTS = {
     data.make_batch: {"num_symbols": 10, "min_len": 16, "max_len": None, "generator": None},
@@ -37,8 +37,8 @@ DEFAULTS = {
     },
     training.evaluate: {"bos_id": 1, "eos_id": 2, "pad_id": 0},
     transformer.FeedForward: {"dropout": 0.0},
-    transformer.EncoderLayer: {"dropout": 0.0, "norm_first": False},
-    transformer.DecoderLayer: {"dropout": 0.0, "norm_first": False},
+    transformer.EncoderLayer: {"dropout": 0.0, "norm_first": False, "position": None},
+    transformer.DecoderLayer: {"dropout": 0.0, "norm_first": False, "position": None},
     transformer.Transformer: {
         "d_model": 64,
         "num_heads": 4,
@@ -49,6 +49,7 @@ DEFAULTS = {
         "positional": "sinusoidal",
         "norm_first": False,
         "relative_max_distance": 16,
+        "tie_embeddings": False,
     },
     transformer.DecoderOnlyTransformer: {
         "d_model": 64,
@@ -60,6 +61,19 @@ DEFAULTS = {
         "positional": "sinusoidal",
         "norm_first": False,
         "relative_max_distance": 16,
+        "tie_embeddings": False,
+    },
+    transformer.TransformerConfig: {
+        "d_model": 64,
+        "num_heads": 4,
+        "num_layers": 2,
+        "d_ff": 256,
+        "dropout": 0.1,
+        "max_len": 512,
+        "positional": "sinusoidal",
+        "norm_first": False,
+        "relative_max_distance": 16,
+        "tie_embeddings": False,
     },
     transformer.TorchReferenceTransformer: {
         "d_model": 64,
@@ -77,11 +91,10 @@ DEFAULTS = {
     attention.MultiHeadAttention: {
         "dropout": 0.0,
         "bias": True,
-        "rotary": False,
-        "rotary_base": 10000.0,
-        "relative_max_distance": None,
-        "relative_values": False,
+        "position": None,
     },
+    encodings.RotaryPositionalAttention: {"base": 10000.0},
+    encodings.RelativePositionalAttention: {"max_distance": 16, "values": False},
 }
 
 

@@ -18,7 +18,7 @@ import math
 
 import torch
 
-from .._checks import check_device, check_int
+from .._checks import require_device, require_int
 
 __all__ = ["alibi_slopes", "alibi_bias"]
 
@@ -41,7 +41,7 @@ def alibi_slopes(num_heads: int) -> torch.Tensor:
     8 heads: ``1/2, 1/4, ..., 1/256``. 12 heads: the 8 slopes of 8 heads, then
     ``2**-0.5, 2**-1.5, 2**-2.5, 2**-3.5``.
     """
-    num_heads = check_int("num_heads", num_heads, minimum=1)
+    num_heads = require_int("num_heads", num_heads, minimum=1)
     return torch.tensor(_slopes(num_heads), dtype=torch.float32)
 
 
@@ -56,8 +56,8 @@ def alibi_bias(
     Add it to ``q k^T / sqrt(d_k)`` before the softmax (the ``bias`` of
     :func:`helpers.attention.scaled_dot_product_attention`).
     """
-    seq_len = check_int("seq_len", seq_len, minimum=1)
-    device = check_device("device", device)
+    seq_len = require_int("seq_len", seq_len, minimum=1)
+    device = require_device("device", device)
     slopes = alibi_slopes(num_heads).to(device)  # (num_heads,)
     t = torch.arange(seq_len, device=device)
     distance = (t[:, None] - t[None, :]).abs().to(torch.float32)  # (seq_len, seq_len): |i - j|
