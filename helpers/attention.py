@@ -87,6 +87,7 @@ def causal_mask(seq_len: int, device: torch.device | str | None = None) -> torch
     """Boolean ``(seq_len, seq_len)`` mask, True on and below the diagonal.
 
     Query ``i`` may attend to keys ``j <= i``: no position sees the future.
+    Derived in notebook 07; used in notebooks 08, 09, 11 and 13.
     """
     seq_len = require_int("seq_len", seq_len, minimum=1)
     device = require_device("device", device)
@@ -98,6 +99,7 @@ def padding_mask(tokens: torch.Tensor, pad_id: int) -> torch.Tensor:
 
     The two singleton dimensions broadcast over heads and queries; combine with a causal mask
     by a plain ``&``.
+    Derived in notebook 07; used in notebooks 08 and 13.
     """
     require_tensor("tokens", tokens, ndim=2, integer=True)
     pad_id = require_int("pad_id", pad_id)
@@ -106,7 +108,8 @@ def padding_mask(tokens: torch.Tensor, pad_id: int) -> torch.Tensor:
 
 def to_ignore_mask(mask: torch.Tensor) -> torch.Tensor:
     """Convert a course mask (True = may attend) to PyTorch's ``nn.MultiheadAttention``
-    convention (True = ignore this key), for its ``attn_mask`` and ``key_padding_mask``."""
+    convention (True = ignore this key), for its ``attn_mask`` and ``key_padding_mask``.
+    Derived in notebook 07; used in notebooks 08 and 13."""
     require_tensor("mask", mask, boolean=True)
     return ~mask
 

@@ -681,6 +681,7 @@ class TorchReferenceTransformer(_Model):
     the final LayerNorms (present only with ``norm_first=True``; ``torch.nn.Transformer`` would
     add them to post-LN stacks too). Only the absolute schemes "sinusoidal", "learned" and
     "none" are available, since PyTorch's attention has no rotary or relative terms.
+    Compared with :class:`Transformer` in notebook 10.
     """
 
     def __init__(
@@ -919,7 +920,10 @@ def generate(
 
 
 def count_parameters(module: nn.Module) -> int:
-    """Number of trainable parameters (buffers such as the sinusoidal table excluded)."""
+    """Number of trainable parameters (buffers such as the sinusoidal table excluded).
+
+    Used in notebooks 09, 10, 11 and 12.
+    """
     if not isinstance(module, nn.Module):
         raise TypeError(f"module must be a torch.nn.Module, got {type(module).__name__}")
     return sum(p.numel() for p in module.parameters() if p.requires_grad)

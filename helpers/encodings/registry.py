@@ -135,7 +135,10 @@ POSITION_SCHEMES: dict[str, PositionScheme] = {
 
 
 def require_scheme(positional: object, d_model: int, num_heads: int) -> PositionScheme:
-    """The entry of ``positional``, after checking its constraints hold for these sizes."""
+    """The entry of ``positional``, after checking its constraints hold for these sizes.
+
+    Used by the models of notebooks 10, 12 and 15.
+    """
     positional = require_choice("positional", positional, tuple(POSITION_SCHEMES))
     scheme = POSITION_SCHEMES[positional]
     if scheme.even_d_model and d_model % 2:

@@ -48,6 +48,7 @@ def relative_positions(
     Query ``i`` and key ``j`` both count from 0. Returns a ``torch.long`` tensor of shape
     ``(len_q, len_k)``; add ``max_distance`` to get row indices into the
     ``2 * max_distance + 1`` learned vectors.
+    Derived in notebook 11.
     """
     len_q = require_int("len_q", len_q, minimum=1)
     len_k = require_int("len_k", len_k, minimum=1)
@@ -69,6 +70,7 @@ def relative_scores(q: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
 
     ``q``: ``(..., L_q, d_k)``; ``a``: ``(L_q, L_k, d_k)``. Returns ``(..., L_q, L_k)``
     (not yet divided by ``sqrt(d_k)``).
+    Derived in notebook 11 (by hand there).
     """
     require_tensor("q", q, min_ndim=2, floating=True)
     _require_table(a, q.shape[-2])
@@ -83,6 +85,7 @@ def relative_values(weights: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
 
     ``weights``: attention weights ``(..., L_q, L_k)``; ``a``: ``(L_q, L_k, d_v)``.
     Returns ``(..., L_q, d_v)``, to be added to ``weights @ v``.
+    Derived in notebook 11.
     """
     require_tensor("weights", weights, min_ndim=2, floating=True)
     _require_table(a, weights.shape[-2], weights.shape[-1])
@@ -96,6 +99,7 @@ class RelativePositionalEmbedding(nn.Module):
     ``weight[r]`` is the vector for offset ``r - max_distance``. ``forward(len_q, len_k)`` returns
     the table ``a (L_q, L_k, d_k)``; :meth:`scores` and :meth:`values` compute the two
     attention terms without building it.
+    Derived in notebook 11.
     """
 
     def __init__(self, max_distance: int, d_k: int):

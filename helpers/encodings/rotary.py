@@ -45,6 +45,7 @@ def rotary_frequencies(
     """Angular frequencies ``omega_k = base**(-2k / d)`` for pairs ``k = 0 .. d/2 - 1``.
 
     Returns a tensor of shape ``(d // 2,)``, decreasing from 1.
+    Derived in notebook 11; used in notebook 15.
     """
     d = require_even("d", d)
     base = require_positive_float("base", base)
@@ -59,6 +60,7 @@ def rotate_half(x: torch.Tensor) -> torch.Tensor:
 
     With ``x`` in the half layout, ``x * cos + rotate_half(x) * sin`` rotates every pair
     ``(k, k + d/2)`` by its angle. Shape ``(..., d)`` in and out, ``d`` even.
+    Derived in notebook 11; used in notebook 13.
     """
     require_tensor("x", x, min_ndim=1)
     require_even("x.shape[-1]", x.shape[-1])
@@ -70,6 +72,7 @@ def rotate_interleaved(x: torch.Tensor) -> torch.Tensor:
     """``(x_2k, x_2k+1) -> (-x_2k+1, x_2k)`` for every pair of neighbouring dimensions.
 
     The interleaved-layout twin of :func:`rotate_half`. Shape ``(..., d)`` in and out.
+    Derived in notebook 11.
     """
     require_tensor("x", x, min_ndim=1)
     require_even("x.shape[-1]", x.shape[-1])
@@ -83,6 +86,7 @@ def interleaved_to_half_permutation(d: int) -> torch.Tensor:
     ``perm = [0, 2, 4, ..., d-2, 1, 3, ..., d-1]``: the first elements of every pair, then the
     second ones. Then ``apply_rotary(x)[..., perm] == apply_rotary(x[..., perm], layout="half")``.
     (Checkpoint converters permute the rows of ``W_q`` and ``W_k`` by exactly this index.)
+    Derived in notebook 11; used in notebook 13.
     """
     d = require_even("d", d)
     return torch.cat((torch.arange(0, d, 2), torch.arange(1, d, 2)))

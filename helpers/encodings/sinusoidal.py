@@ -32,6 +32,7 @@ def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
     """Angular frequencies ``omega_k = base**(-2k / d_model)`` for ``k = 0 .. d_model/2 - 1``.
 
     Returns a float64 array of shape ``(d_model // 2,)``, decreasing from 1.
+    Derived in notebook 03; used in notebooks 04, 13 and 15.
     """
     d_model = require_even("d_model", d_model)
     base = require_positive_float("base", base)
@@ -45,6 +46,7 @@ def sinusoidal_encoding(num_positions: int, d_model: int, base: float = 10000.0)
     Returns a float64 array ``PE`` of shape ``(num_positions, d_model)`` in the paper's
     interleaved layout: ``PE[t, 2k] = sin(t * omega_k)``, ``PE[t, 2k+1] = cos(t * omega_k)``.
     Row 0 is ``[0, 1, 0, 1, ...]``; every value lies in [-1, 1].
+    Derived in notebook 03; used in most lessons after it.
     """
     num_positions = require_int("num_positions", num_positions, minimum=0)
     omega = frequencies(d_model, base)  # (d_model/2,)
@@ -64,6 +66,7 @@ class SinusoidalPositionalEncoding(nn.Module):
     The table ``PE`` (``max_len, d_model``) is computed once and kept in a registered,
     non-persistent buffer named ``pe``: it follows ``.to(device)`` and ``.double()`` like a
     parameter, is never trained, and stays out of ``state_dict`` (it can always be recomputed).
+    Derived in notebook 03; used in notebooks 05 and 13.
     """
 
     pe: torch.Tensor
@@ -97,6 +100,7 @@ def offset_matrix(offset: float, d_model: int, base: float = 10000.0) -> np.ndar
     [-sin(omega_k phi), cos(omega_k phi)]]`` acting on ``(sin(omega_k t), cos(omega_k t))``, a
     rotation by ``-omega_k phi`` in the (sin, cos) plane. It does not depend on ``t``; ``phi`` may
     be negative or fractional. ``M(phi)`` is orthogonal and ``M(a) @ M(b) == M(a + b)``.
+    Derived in notebook 04; used in notebooks 08 and 13.
     """
     if isinstance(offset, bool) or not isinstance(offset, numbers.Real):
         raise TypeError(

@@ -24,6 +24,7 @@ def sinusoidal_encoding_2d(
 
     ``PE[r, c, :d_model/2] = sinusoidal_encoding(height, d_model/2)[r]`` (the row) and
     ``PE[r, c, d_model/2:] = sinusoidal_encoding(width, d_model/2)[c]`` (the column).
+    Derived in notebook 11.
     """
     height = require_int("height", height, minimum=1)
     width = require_int("width", width, minimum=1)
