@@ -280,11 +280,16 @@ class MultiHeadAttention(nn.Module):
                 "query, key and value must share the batch size and key and value the length, "
                 f"got query {tuple(query.shape)}, key {tuple(key.shape)}, value {tuple(value.shape)}"
             )
+        self._require_options(query.shape, key.shape[1], mask, need_weights, attn_bias, cache)
+
+    def _require_options(self, query_shape, len_k, mask, need_weights, attn_bias, cache) -> None:
+        """Check what comes with checked inputs ``query (B, L_q, d_model)`` and ``len_k`` new
+        keys: the mask, the flag, the bias and the cache (the layers call this for theirs)."""
         if cache is not None and not isinstance(cache, LayerKVCache):
             raise TypeError(f"cache must be a LayerKVCache or None, got {type(cache).__name__}")
         require_bool("need_weights", need_weights)
-        len_k = (0 if cache is None else cache.length) + key.shape[1]
-        scores_shape = (query.shape[0], self.num_heads, query.shape[1], len_k)
+        len_k += 0 if cache is None else cache.length  # every key: cached ones first
+        scores_shape = (query_shape[0], self.num_heads, query_shape[1], len_k)
         _require_mask(mask, scores_shape)
         _require_bias(attn_bias, scores_shape)
 

@@ -147,7 +147,7 @@ class EncoderLayer(_Block):
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         _require_width("x", x, self.d_model)
         require_same_dtype("x", x, "the layer's weights", self.norm1.weight)
-        self.self_attn._require_inputs(x, x, x, mask, need_weights, attn_bias, cache)
+        self.self_attn._require_options(x.shape, x.shape[1], mask, need_weights, attn_bias, cache)
         return self._forward(x, mask, attn_bias, need_weights, cache)
 
     def _forward(self, x, mask, attn_bias, need_weights, cache):
@@ -207,9 +207,16 @@ class DecoderLayer(_Block):
         cache: LayerKVCache | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
         _require_width("x", x, self.d_model)
+        require_same_dtype("x", x, "the layer's weights", self.norm1.weight)
         _require_width("memory", memory, self.d_model)
-        self.self_attn._require_inputs(x, x, x, self_mask, need_weights, attn_bias, cache)
-        self.cross_attn._require_inputs(x, memory, memory, memory_mask, need_weights, None, None)
+        require_same_dtype("memory", memory, "the layer's weights", self.norm1.weight)
+        if memory.shape[0] != x.shape[0]:
+            raise ValueError(
+                f"memory must have the batch size of x, {x.shape[0]}, got {tuple(memory.shape)}"
+            )
+        attention = self.self_attn
+        attention._require_options(x.shape, x.shape[1], self_mask, need_weights, attn_bias, cache)
+        self.cross_attn._require_options(x.shape, memory.shape[1], memory_mask, True, None, None)
         return self._forward(x, memory, self_mask, memory_mask, attn_bias, need_weights, cache)
 
     def _forward(self, x, memory, self_mask, memory_mask, attn_bias, need_weights, cache):
@@ -421,7 +428,7 @@ class Transformer(_Model):
         batch, src_len = src.shape
         _require_mask("src_mask", src_mask, (batch, 1, 1, src_len))
         require_bool("need_weights", need_weights)
-        x = self.src_embedding(src)  # (B, S, d_model)
+        x = self.src_embedding._forward(src, 0)  # (B, S, d_model)
         bias = self._attn_bias(src_len, src_len, x)  # e.g. ALiBi's (H, S, S), or None
         weights = []
         for layer in self.encoder_layers:
@@ -455,7 +462,7 @@ class Transformer(_Model):
         _require_mask("tgt_mask", tgt_mask, (batch, 1, tgt_len, offset + tgt_len))
         require_bool("need_weights", need_weights)
         require_same_dtype("memory", memory, "the model's weights", self.output_projection.weight)
-        x = self.tgt_embedding(tgt, offset)  # (B, T, d_model)
+        x = self.tgt_embedding._forward(tgt, offset)  # (B, T, d_model), at positions offset ..
         self_mask, bias = self._self_attention(tgt_len, x, tgt_mask, offset)
         caches = [None] * len(self.decoder_layers) if cache is None else cache.layers
         self_weights, cross_weights = [], []
@@ -541,12 +548,13 @@ class DecoderOnlyTransformer(_Model):
         need_weights: bool = False,
         cache: KVCache | None = None,
     ) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
-        require_tensor("tokens", tokens, ndim=2)  # the dtype: checked by the embedding
+        require_tensor("tokens", tokens, ndim=2, integer=True)
+        require_ids("tokens", tokens, self.embedding.vocab_size)
         batch, seq_len = tokens.shape
         offset = _require_cache(cache, self.num_layers)
         _require_mask("mask", mask, (batch, 1, seq_len, offset + seq_len))
         require_bool("need_weights", need_weights)
-        x = self.embedding(tokens, offset)  # (B, L, d_model), at positions offset ..
+        x = self.embedding._forward(tokens, offset)  # (B, L, d_model), at positions offset ..
         self_mask, bias = self._self_attention(seq_len, x, mask, offset)
         caches = [None] * len(self.layers) if cache is None else cache.layers
         weights = []

@@ -63,13 +63,13 @@ def test_config_rejects_bad_values_when_made(kwargs, error, words):
 def test_models_check_inside_once_at_the_boundary(monkeypatch):
     """The layers and attention run their unchecked cores below a model's forward."""
     calls = []
-    original = MultiHeadAttention._require_inputs
+    original = MultiHeadAttention._require_options
 
     def counting(self, *args):
         calls.append(1)
         return original(self, *args)
 
-    monkeypatch.setattr(MultiHeadAttention, "_require_inputs", counting)
+    monkeypatch.setattr(MultiHeadAttention, "_require_options", counting)
     model = Transformer(V, V, **SIZE)
     model(tokens(), tokens(length=4))
     DecoderOnlyTransformer(V, **SIZE)(tokens())

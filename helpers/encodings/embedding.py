@@ -81,6 +81,10 @@ class TokenAndPositionalEmbedding(nn.Module):
         """
         require_tensor("tokens", tokens, ndim=2, integer=True)
         require_ids("tokens", tokens, self.vocab_size)
+        return self._forward(tokens, offset)
+
+    def _forward(self, tokens: torch.Tensor, offset: int) -> torch.Tensor:
+        """:meth:`forward` without checking the tokens (the models check them first)."""
         x = self.token_embedding(tokens) * math.sqrt(self.d_model)  # (batch, seq_len, d_model)
         if self.position is not None:
             x = self.position(x, offset)  # adds P[offset : offset + seq_len]; raises past max_len
