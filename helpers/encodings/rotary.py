@@ -64,6 +64,10 @@ def rotate_half(x: torch.Tensor) -> torch.Tensor:
     """
     require_tensor("x", x, min_ndim=1)
     require_even("x.shape[-1]", x.shape[-1])
+    return _rotate_half(x)
+
+
+def _rotate_half(x: torch.Tensor) -> torch.Tensor:
     x1, x2 = x.chunk(2, dim=-1)  # (..., d/2) each
     return torch.cat((-x2, x1), dim=-1)
 
@@ -76,6 +80,10 @@ def rotate_interleaved(x: torch.Tensor) -> torch.Tensor:
     """
     require_tensor("x", x, min_ndim=1)
     require_even("x.shape[-1]", x.shape[-1])
+    return _rotate_interleaved(x)
+
+
+def _rotate_interleaved(x: torch.Tensor) -> torch.Tensor:
     pairs = x.unflatten(-1, (-1, 2))  # (..., d/2, 2)
     return torch.stack((-pairs[..., 1], pairs[..., 0]), dim=-1).flatten(-2)
 
@@ -130,33 +138,37 @@ def apply_rotary(
     ``(x_a cos theta - x_b sin theta, x_a sin theta + x_b cos theta)``.
     Position 0 is the identity and every pair keeps its length.
     """
-    require_tensor("x", x, min_ndim=2, floating=True)
-    d = require_even("x.shape[-1]", x.shape[-1])
-    layout = require_choice("layout", layout, ROTARY_LAYOUTS)
-    base = require_positive_float("base", base)
-    t = _positions_tensor(positions, x.shape[-2], x.device)
-
-    # Angles in float64 (float32 on devices without it) so that long positions stay accurate.
-    work = torch.float32 if x.device.type == "mps" else torch.float64
-    if frequencies is None:
-        omega = rotary_frequencies(d, base, dtype=work).to(x.device)  # (d/2,)
-    else:
-        require_tensor("frequencies", frequencies, ndim=1, floating=True)
-        if frequencies.shape[0] != d // 2:
-            raise ValueError(
-                f"frequencies must have shape (d/2,) = ({d // 2},) for x of width d={d}, got "
-                f"{tuple(frequencies.shape)}"
-            )
-        omega = frequencies.to(device=x.device, dtype=work)  # (d/2,)
-    angles = t.to(work)[..., None] * omega  # (..., seq_len, d/2)
+    t, omega = _rotary_inputs(x, positions, base, layout, frequencies)  # float64 (or 32)
+    angles = t[..., None] * omega  # (..., seq_len, d/2): theta = t * omega_k
     if layout == "interleaved":
         angles = angles.repeat_interleave(2, dim=-1)  # (..., seq_len, d): theta_0, theta_0, ...
-        rotated = rotate_interleaved(x)
+        rotated = _rotate_interleaved(x)
     else:
         angles = torch.cat((angles, angles), dim=-1)  # (..., seq_len, d): theta_0, theta_1, ...
-        rotated = rotate_half(x)
+        rotated = _rotate_half(x)
     cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
     return x * cos + rotated * sin  # (..., seq_len, d)
+
+
+def _rotary_inputs(x, positions, base, layout, frequencies) -> tuple[torch.Tensor, torch.Tensor]:
+    """Check :func:`apply_rotary`'s arguments; return the positions ``(..., seq_len)`` and the
+    frequencies ``(d/2,)`` on ``x``'s device, in float64 (float32 on devices without it) so
+    that long positions stay accurate."""
+    require_tensor("x", x, min_ndim=2, floating=True)
+    d = require_even("x.shape[-1]", x.shape[-1])
+    require_choice("layout", layout, ROTARY_LAYOUTS)
+    base = require_positive_float("base", base)
+    t = _positions_tensor(positions, x.shape[-2], x.device)
+    work = torch.float32 if x.device.type == "mps" else torch.float64
+    if frequencies is None:
+        return t.to(work), rotary_frequencies(d, base, dtype=work).to(x.device)
+    require_tensor("frequencies", frequencies, ndim=1, floating=True)
+    if frequencies.shape[0] != d // 2:
+        raise ValueError(
+            f"frequencies must have shape (d/2,) = ({d // 2},) for x of width d={d}, got "
+            f"{tuple(frequencies.shape)}"
+        )
+    return t.to(work), frequencies.to(device=x.device, dtype=work)
 
 
 class RotaryPositionalAttention(PositionalAttention):
