@@ -27,6 +27,7 @@ arguments once; the layers' and attention's unchecked cores (``_forward``) run b
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -109,6 +110,10 @@ class _Block(nn.Module):
         x = x + dropout(out)
         return (x if self.norm_first else norm(x)), weights
 
+    def _feed_forward(self, h: torch.Tensor) -> tuple[torch.Tensor, None]:
+        """The feed-forward sub-layer, shaped like an attention one for :meth:`_residual`."""
+        return self.feed_forward(h), None
+
 
 class EncoderLayer(_Block):
     """Self-attention then feed-forward, each wrapped in a residual connection and LayerNorm.
@@ -127,7 +132,7 @@ class EncoderLayer(_Block):
         dropout: float = 0.0,
         norm_first: bool = False,
         *,
-        position=None,
+        position: Callable[[int], nn.Module] | None = None,
     ) -> None:
         super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
         self.self_attn = MultiHeadAttention(d_model, num_heads, dropout, position=position)
@@ -160,9 +165,6 @@ class EncoderLayer(_Block):
         x, _ = self._residual(x, self.norm2, self.dropout2, self._feed_forward)
         return x, weights  # (B, L, d_model), (B, H, L, L) or None
 
-    def _feed_forward(self, h: torch.Tensor) -> tuple[torch.Tensor, None]:
-        return self.feed_forward(h), None
-
 
 class DecoderLayer(_Block):
     """Masked self-attention, cross-attention to the encoder output, feed-forward; each in a
@@ -183,7 +185,7 @@ class DecoderLayer(_Block):
         dropout: float = 0.0,
         norm_first: bool = False,
         *,
-        position=None,
+        position: Callable[[int], nn.Module] | None = None,
     ) -> None:
         super().__init__(d_model, num_heads, d_ff, dropout, norm_first)
         self.self_attn = MultiHeadAttention(d_model, num_heads, dropout, position=position)
@@ -234,9 +236,6 @@ class DecoderLayer(_Block):
         x, cross_weights = self._residual(x, self.norm2, self.dropout2, cross_attention)
         x, _ = self._residual(x, self.norm3, self.dropout3, self._feed_forward)
         return x, self_weights, cross_weights  # (B, T, d_model), (B, H, T, T), (B, H, T, S)
-
-    def _feed_forward(self, h: torch.Tensor) -> tuple[torch.Tensor, None]:
-        return self.feed_forward(h), None
 
 
 # --------------------------------------------------------------------------------------------
