@@ -50,9 +50,9 @@ def seed_everything(seed: int = 0, *, deterministic: bool = True) -> None:
 
     Used in the set-up cell of every notebook (notebooks 00 to 15).
     """
-    from ._checks import check_int
+    from ._checks import require_int
 
-    seed = check_int("seed", seed, minimum=0, maximum=2**32 - 1)  # NumPy takes 32-bit seeds
+    seed = require_int("seed", seed, minimum=0, maximum=2**32 - 1)  # NumPy takes 32-bit seeds
     random.seed(seed)
     np.random.seed(seed)  # noqa: NPY002 -- learners call the legacy global np.random API
     torch.manual_seed(seed)  # also seeds CUDA generators when CUDA is present
@@ -70,9 +70,9 @@ def get_device(prefer: str | None = None) -> torch.device:
     outputs are the same on every machine. Introduced in notebook 00.
     """
     if prefer is not None:
-        from ._checks import check_choice, check_device
+        from ._checks import require_choice, require_device
 
-        return check_device("prefer", check_choice("prefer", prefer, ("cpu", "cuda", "mps")))
+        return require_device("prefer", require_choice("prefer", prefer, ("cpu", "cuda", "mps")))
     if torch.cuda.is_available():
         return torch.device("cuda")
     mps = getattr(torch.backends, "mps", None)

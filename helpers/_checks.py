@@ -1,4 +1,7 @@
-"""Argument checks shared by every public helper.
+"""Argument checks (``require_*``) shared by every public helper.
+
+They are named ``require_*`` so that they are never mistaken for the learners' checkers
+(``helpers.exercises.check_*``).
 
 Each check raises ``TypeError`` for a value of the wrong kind and ``ValueError`` for a value of
 the right kind but out of range, and the message always names the argument, the bad value and
@@ -13,19 +16,27 @@ import numbers
 import torch
 
 __all__ = [
-    "check_int",
-    "check_even",
-    "check_positive_float",
-    "check_probability",
-    "check_choice",
-    "check_tensor",
-    "check_device",
-    "check_same_dtype",
-    "check_ids",
+    "require_bool",
+    "require_int",
+    "require_even",
+    "require_positive_float",
+    "require_probability",
+    "require_choice",
+    "require_tensor",
+    "require_device",
+    "require_same_dtype",
+    "require_ids",
 ]
 
 
-def check_int(
+def require_bool(name: str, value: object) -> bool:
+    """Return ``value`` if it is a bool (``True``/``False``, not 0/1 or a string)."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, got {value!r}")
+    return value
+
+
+def require_int(
     name: str, value: object, minimum: int | None = None, maximum: int | None = None
 ) -> int:
     """Return ``value`` if it is an integer (not a bool) in ``[minimum, maximum]``."""
@@ -44,9 +55,9 @@ def check_int(
     return int(value)
 
 
-def check_even(name: str, value: object) -> int:
+def require_even(name: str, value: object) -> int:
     """Return ``value`` if it is an even positive integer (sin/cos or rotary pairs need one)."""
-    value = check_int(name, value, minimum=1)
+    value = require_int(name, value, minimum=1)
     if value % 2:
         raise ValueError(
             f"{name} must be an even positive integer (dimensions come in pairs), got {value}"
@@ -54,7 +65,7 @@ def check_even(name: str, value: object) -> int:
     return value
 
 
-def check_positive_float(name: str, value: object) -> float:
+def require_positive_float(name: str, value: object) -> float:
     """Return ``value`` as a float if it is a real number > 0."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(
@@ -65,7 +76,7 @@ def check_positive_float(name: str, value: object) -> float:
     return float(value)
 
 
-def check_probability(name: str, value: object) -> float:
+def require_probability(name: str, value: object) -> float:
     """Return ``value`` as a float if it lies in [0, 1) (a dropout rate, a smoothing factor)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(
@@ -76,7 +87,7 @@ def check_probability(name: str, value: object) -> float:
     return float(value)
 
 
-def check_choice(name: str, value: object, choices: tuple[str, ...]) -> str:
+def require_choice(name: str, value: object, choices: tuple[str, ...]) -> str:
     """Return ``value`` if it is one of the strings in ``choices``."""
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a string, one of {choices}, got {value!r}")
@@ -85,7 +96,7 @@ def check_choice(name: str, value: object, choices: tuple[str, ...]) -> str:
     return value
 
 
-def check_tensor(
+def require_tensor(
     name: str,
     value: object,
     *,
@@ -120,7 +131,7 @@ def check_tensor(
     return value
 
 
-def check_device(name: str, value: object) -> torch.device | None:
+def require_device(name: str, value: object) -> torch.device | None:
     """Return ``value`` as a ``torch.device`` (None stays None) if this machine has it."""
     if value is None:
         return None
@@ -144,7 +155,7 @@ def check_device(name: str, value: object) -> torch.device | None:
     return device
 
 
-def check_same_dtype(name: str, value: torch.Tensor, owner: str, reference: torch.Tensor) -> None:
+def require_same_dtype(name: str, value: torch.Tensor, owner: str, reference: torch.Tensor) -> None:
     """Raise ``TypeError`` unless ``value`` has the dtype of ``reference`` (e.g. a weight)."""
     if value.dtype != reference.dtype:
         raise TypeError(
@@ -153,7 +164,7 @@ def check_same_dtype(name: str, value: torch.Tensor, owner: str, reference: torc
         )
 
 
-def check_ids(name: str, value: torch.Tensor, vocab_size: int) -> torch.Tensor:
+def require_ids(name: str, value: torch.Tensor, vocab_size: int) -> torch.Tensor:
     """Return ``value`` if its token ids all lie in ``[0, vocab_size)``."""
     if value.numel() and (value.min() < 0 or value.max() >= vocab_size):
         raise ValueError(
@@ -161,3 +172,14 @@ def check_ids(name: str, value: torch.Tensor, vocab_size: int) -> torch.Tensor:
             f"{int(value.min())} to {int(value.max())}"
         )
     return value
+
+
+def fits_into(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    """True if a tensor of ``shape`` broadcasts to ``target`` without enlarging it.
+
+    Written out by hand: ``torch.broadcast_shapes`` costs about 50 us a call, and attention
+    runs this on every forward.
+    """
+    return len(shape) <= len(target) and all(
+        s in (1, t) for s, t in zip(reversed(shape), reversed(target), strict=False)
+    )

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 
 import torch
 
-from ._checks import check_choice, check_int, check_tensor
+from ._checks import require_bool, require_choice, require_int, require_tensor
 
 __all__ = [
     "PAD_ID",
@@ -50,7 +50,7 @@ def vocab_size(num_symbols: int) -> int:
 
     Used in notebooks 05, 09, 10 and 13.
     """
-    return NUM_SPECIAL + check_int("num_symbols", num_symbols, minimum=1)
+    return NUM_SPECIAL + require_int("num_symbols", num_symbols, minimum=1)
 
 
 def apply_task(task: str, src: torch.Tensor, pad_id: int = PAD_ID) -> torch.Tensor:
@@ -61,9 +61,9 @@ def apply_task(task: str, src: torch.Tensor, pad_id: int = PAD_ID) -> torch.Tens
 
     The toy tasks of notebooks 09, 10 and 13 (via :func:`make_batch`).
     """
-    task = check_choice("task", task, TASKS)
-    check_tensor("src", src, ndim=2, integer=True)
-    pad_id = check_int("pad_id", pad_id)
+    task = require_choice("task", task, TASKS)
+    require_tensor("src", src, ndim=2, integer=True)
+    pad_id = require_int("pad_id", pad_id)
     is_token = src != pad_id  # (B, L)
     if (is_token[:, 1:] & ~is_token[:, :-1]).any():
         row = int((is_token[:, 1:] & ~is_token[:, :-1]).any(dim=1).nonzero()[0])
@@ -100,11 +100,11 @@ def make_batch(
 
     Used by :func:`make_dataset` and :func:`batch_stream` (notebooks 09, 10 and 13).
     """
-    task = check_choice("task", task, TASKS)
-    batch_size = check_int("batch_size", batch_size, minimum=1)
-    num_symbols = check_int("num_symbols", num_symbols, minimum=1)
-    min_len = check_int("min_len", min_len, minimum=1)
-    max_len = min_len if max_len is None else check_int("max_len", max_len, minimum=1)
+    task = require_choice("task", task, TASKS)
+    batch_size = require_int("batch_size", batch_size, minimum=1)
+    num_symbols = require_int("num_symbols", num_symbols, minimum=1)
+    min_len = require_int("min_len", min_len, minimum=1)
+    max_len = min_len if max_len is None else require_int("max_len", max_len, minimum=1)
     if max_len < min_len:
         raise ValueError(f"max_len must be >= min_len={min_len}, got {max_len}")
     if generator is not None and not isinstance(generator, torch.Generator):
@@ -136,8 +136,8 @@ def make_dataset(
     The global random state is neither used nor changed, so a held-out set drawn with another
     seed stays the same whatever the notebook did before. Used in notebooks 09, 10 and 13.
     """
-    seed = check_int("seed", seed, minimum=0, maximum=2**64 - 1)
-    num_sequences = check_int("num_sequences", num_sequences, minimum=1)
+    seed = require_int("seed", seed, minimum=0, maximum=2**64 - 1)
+    num_sequences = require_int("num_sequences", num_sequences, minimum=1)
     generator = torch.Generator().manual_seed(seed)
     return make_batch(task, num_sequences, num_symbols, min_len, max_len, generator)
 
@@ -154,7 +154,7 @@ def batch_stream(
 
     Used in notebooks 09, 10 and 13.
     """
-    seed = check_int("seed", seed, minimum=0, maximum=2**64 - 1)
+    seed = require_int("seed", seed, minimum=0, maximum=2**64 - 1)
     make_batch(task, batch_size, num_symbols, min_len, max_len)  # validate now, not at next()
     return _stream(task, batch_size, num_symbols, min_len, max_len, seed)
 
@@ -178,16 +178,15 @@ def iterate_minibatches(
     Not used by the lessons (their training draws from :func:`batch_stream`): for experiments beyond
     notebook 10.
     """
-    check_tensor("src", src, ndim=2, integer=True)
-    check_tensor("tgt", tgt, ndim=2, integer=True)
+    require_tensor("src", src, ndim=2, integer=True)
+    require_tensor("tgt", tgt, ndim=2, integer=True)
     if src.shape[0] != tgt.shape[0]:
         raise ValueError(
             f"src and tgt must have the same number of rows, got {src.shape[0]} and {tgt.shape[0]}"
         )
-    batch_size = check_int("batch_size", batch_size, minimum=1)
-    seed = check_int("seed", seed, minimum=0, maximum=2**64 - 1)
-    if not isinstance(shuffle, bool):
-        raise TypeError(f"shuffle must be a bool, got {shuffle!r}")
+    batch_size = require_int("batch_size", batch_size, minimum=1)
+    seed = require_int("seed", seed, minimum=0, maximum=2**64 - 1)
+    require_bool("shuffle", shuffle)
     if shuffle:
         order = torch.randperm(src.shape[0], generator=torch.Generator().manual_seed(seed))
     else:
@@ -199,7 +198,7 @@ def to_symbols(ids: torch.Tensor | list[int]) -> list[int]:
     """The symbols of one sequence of token ids, for printing: BOS and PAD are dropped and
     reading stops at the first EOS. ``[1, 5, 3, 2, 0] -> [2, 0]``. Used in notebook 10."""
     if isinstance(ids, torch.Tensor):
-        check_tensor("ids", ids, ndim=1, integer=True)
+        require_tensor("ids", ids, ndim=1, integer=True)
         ids = ids.tolist()
     elif not isinstance(ids, list | tuple) or not all(
         isinstance(i, int) and not isinstance(i, bool) for i in ids

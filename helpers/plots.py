@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyBboxPatch, Rectangle
 
-from ._checks import check_choice, check_int
+from ._checks import require_bool, require_choice, require_int
 from ._convert import as_numpy
 
 __all__ = [
@@ -38,7 +38,7 @@ def set_style(dpi: int = 80) -> None:
 
     Used in the set-up cell of every lesson (notebooks 00 to 15).
     """
-    dpi = check_int("dpi", dpi, minimum=1)
+    dpi = require_int("dpi", dpi, minimum=1)
     plt.rcParams.update(
         {
             "figure.figsize": (7.0, 3.6),
@@ -260,12 +260,11 @@ def _stack_rows(stack: str, variant: str, norm_first: bool) -> tuple[list, list[
 
 def _check_diagram_args(variant, norm_first, highlight, num_layers, ax) -> int:
     """Validate ``draw_transformer``'s arguments; return ``num_layers`` as an int."""
-    check_choice("variant", variant, DIAGRAM_VARIANTS)
-    if not isinstance(norm_first, bool):
-        raise TypeError(f"norm_first must be True or False, got {norm_first!r}")
-    num_layers = check_int("num_layers", num_layers, minimum=1)
+    require_choice("variant", variant, DIAGRAM_VARIANTS)
+    require_bool("norm_first", norm_first)
+    num_layers = require_int("num_layers", num_layers, minimum=1)
     if highlight is not None:
-        check_choice("highlight", highlight, DIAGRAM_HIGHLIGHTS)
+        require_choice("highlight", highlight, DIAGRAM_HIGHLIGHTS)
         if variant == "decoder-only" and highlight in ("cross_attention", "self_attention"):
             raise ValueError(
                 f"highlight={highlight!r} does not exist in the decoder-only variant: it has "

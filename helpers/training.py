@@ -23,7 +23,13 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ._checks import check_int, check_positive_float, check_probability, check_tensor
+from ._checks import (
+    require_bool,
+    require_int,
+    require_positive_float,
+    require_probability,
+    require_tensor,
+)
 from .attention import padding_mask
 from .transformer import greedy_decode
 
@@ -53,10 +59,10 @@ def noam_lr(step: int, d_model: int, warmup_steps: int, factor: float = 1.0) -> 
 
     Derived in notebook 10.
     """
-    step = check_int("step", step, minimum=1)
-    d_model = check_int("d_model", d_model, minimum=1)
-    warmup_steps = check_int("warmup_steps", warmup_steps, minimum=1)
-    factor = check_positive_float("factor", factor)
+    step = require_int("step", step, minimum=1)
+    d_model = require_int("d_model", d_model, minimum=1)
+    warmup_steps = require_int("warmup_steps", warmup_steps, minimum=1)
+    factor = require_positive_float("factor", factor)
     return factor * d_model**-0.5 * min(step**-0.5, step * warmup_steps**-1.5)
 
 
@@ -68,11 +74,11 @@ def cooldown_factor(step: int, num_steps: int, cooldown_steps: int) -> float:
 
     Used in notebook 10.
     """
-    num_steps = check_int("num_steps", num_steps, minimum=1)
-    step = check_int("step", step, minimum=1)
+    num_steps = require_int("num_steps", num_steps, minimum=1)
+    step = require_int("step", step, minimum=1)
     if step > num_steps:
         raise ValueError(f"step must be <= num_steps={num_steps}, got {step}")
-    cooldown_steps = check_int("cooldown_steps", cooldown_steps, minimum=0)
+    cooldown_steps = require_int("cooldown_steps", cooldown_steps, minimum=0)
     if cooldown_steps > num_steps:
         raise ValueError(f"cooldown_steps must be <= num_steps={num_steps}, got {cooldown_steps}")
     if cooldown_steps == 0:
@@ -131,15 +137,15 @@ def sequence_loss(
     distribution puts ``1 - eps`` on the right token and spreads ``eps`` uniformly over the
     vocabulary (PyTorch's convention; the paper uses eps = 0.1). Used in notebook 10.
     """
-    check_tensor("logits", logits, ndim=3, floating=True)
-    check_tensor("targets", targets, ndim=2, integer=True)
+    require_tensor("logits", logits, ndim=3, floating=True)
+    require_tensor("targets", targets, ndim=2, integer=True)
     if logits.shape[:2] != targets.shape:
         raise ValueError(
             f"logits (B, T, vocab) and targets (B, T) disagree: {tuple(logits.shape)} and "
             f"{tuple(targets.shape)}"
         )
-    pad_id = check_int("pad_id", pad_id)
-    label_smoothing = check_probability("label_smoothing", label_smoothing)
+    pad_id = require_int("pad_id", pad_id)
+    label_smoothing = require_probability("label_smoothing", label_smoothing)
     counted = targets != pad_id
     if not counted.any():
         raise ValueError(f"targets must hold at least one token other than pad_id={pad_id}")
@@ -164,14 +170,14 @@ def _pad_to(predictions: torch.Tensor, length: int, pad_id: int) -> torch.Tensor
 
 
 def _compare(predictions, targets, pad_id) -> tuple[torch.Tensor, torch.Tensor]:
-    check_tensor("predictions", predictions, ndim=2, integer=True)
-    check_tensor("targets", targets, ndim=2, integer=True)
+    require_tensor("predictions", predictions, ndim=2, integer=True)
+    require_tensor("targets", targets, ndim=2, integer=True)
     if predictions.shape[0] != targets.shape[0]:
         raise ValueError(
             f"predictions and targets must have the same batch size, got "
             f"{predictions.shape[0]} and {targets.shape[0]}"
         )
-    pad_id = check_int("pad_id", pad_id)
+    pad_id = require_int("pad_id", pad_id)
     if not (targets != pad_id).any():
         raise ValueError(f"targets must hold at least one token other than pad_id={pad_id}")
     predictions = _pad_to(predictions, targets.shape[1], pad_id)
@@ -217,10 +223,10 @@ def _mask_or_none(tokens: torch.Tensor, pad_id: int) -> torch.Tensor | None:
     return padding_mask(tokens, pad_id) if (tokens == pad_id).any() else None
 
 
-def _check_batch(src: torch.Tensor, tgt: torch.Tensor) -> None:
+def _require_batch(src: torch.Tensor, tgt: torch.Tensor) -> None:
     """A batch is ``src (B, S)`` and ``tgt (B, T)`` token ids, T >= 2 (BOS and one target)."""
-    check_tensor("src", src, ndim=2, integer=True)
-    check_tensor("tgt", tgt, ndim=2, integer=True)
+    require_tensor("src", src, ndim=2, integer=True)
+    require_tensor("tgt", tgt, ndim=2, integer=True)
     if tgt.shape[0] != src.shape[0] or tgt.shape[1] < 2:
         raise ValueError(
             f"tgt must be (batch, T) with the batch size of src and T >= 2 (BOS and at least one "
@@ -242,13 +248,13 @@ def train_step(
 
     Used in notebook 10.
     """
-    _check_batch(src, tgt)
+    _require_batch(src, tgt)
     if not isinstance(optimizer, torch.optim.Optimizer):
         raise TypeError(
             f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}"
         )
     if clip_norm is not None:
-        clip_norm = check_positive_float("clip_norm", clip_norm)
+        clip_norm = require_positive_float("clip_norm", clip_norm)
     decoder_input, labels = tgt[:, :-1], tgt[:, 1:]  # (B, T-1) each, shifted by one
     logits = model(
         src, decoder_input, _mask_or_none(src, pad_id), _mask_or_none(decoder_input, pad_id)
@@ -287,17 +293,16 @@ def train(
     Used in notebooks 03, 09, 10, 12, 13 and 15.
     """
     # num_steps: checked by noam_scheduler below, which needs it for the cool-down
-    d_model = check_int("model.d_model", getattr(model, "d_model", None), minimum=1)
-    lr_factor = check_positive_float("lr_factor", lr_factor)  # named as the caller wrote it
+    d_model = require_int("model.d_model", getattr(model, "d_model", None), minimum=1)
+    lr_factor = require_positive_float("lr_factor", lr_factor)  # named as the caller wrote it
     optimizer = torch.optim.Adam(model.parameters(), lr=1.0, betas=(0.9, 0.98), eps=1e-9)
     scheduler = noam_scheduler(
         optimizer, d_model, warmup_steps, lr_factor, num_steps, cooldown_steps
     )
-    label_smoothing = check_probability("label_smoothing", label_smoothing)
+    label_smoothing = require_probability("label_smoothing", label_smoothing)
     if clip_norm is not None:
-        clip_norm = check_positive_float("clip_norm", clip_norm)
-    if not isinstance(progress, bool):
-        raise TypeError(f"progress must be a bool, got {progress!r}")
+        clip_norm = require_positive_float("clip_norm", clip_norm)
+    require_bool("progress", progress)
 
     from tqdm.auto import tqdm  # imported here: only the training loop needs it
 
@@ -344,7 +349,7 @@ def evaluate(
 
     Used in notebooks 10 and 13.
     """
-    _check_batch(src, tgt)
+    _require_batch(src, tgt)
     labels = tgt[:, 1:]  # (N, T-1): what the decoder must produce, EOS included
     src_mask = _mask_or_none(src, pad_id)
     # a key/value cache when the model's decoder takes one: the same tokens, decoded faster

@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from ._checks import check_even, check_int, check_positive_float
+from ._checks import require_even, require_int, require_positive_float
 from ._convert import as_numpy
 from .encodings import sinusoidal_encoding
 from .plots import plot_encoding
@@ -39,12 +39,12 @@ def _table(encoding: Encoding, num_positions: int, d_model: int, base: float) ->
 
 
 def _check_view(position, d_model, base, num_positions, encoding) -> tuple[int, int, float, int]:
-    num_positions = check_int("num_positions", num_positions, minimum=1)
-    position = check_int("position", position, minimum=0)
+    num_positions = require_int("num_positions", num_positions, minimum=1)
+    position = require_int("position", position, minimum=0)
     if position >= num_positions:
         raise ValueError(f"position must be < num_positions={num_positions}, got {position}")
-    d_model = check_even("d_model", d_model)
-    base = check_positive_float("base", base)
+    d_model = require_even("d_model", d_model)
+    base = require_positive_float("base", base)
     if not callable(encoding):
         raise TypeError(f"encoding must be a function, got {type(encoding).__name__}")
     return position, d_model, base, num_positions

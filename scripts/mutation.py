@@ -14,7 +14,7 @@ copies it left there, which silently drops most mutants (4,209 became 1,226 here
 
 The report prints the score over all mutants, and over the mutants that change behaviour: a
 mutant whose only change is the text of an error message (a string inside a ``raise``, or the
-argument name given to a ``check_*`` helper) is counted apart, since tests of messages check
+argument name given to a ``require_*`` helper) is counted apart, since tests of messages check
 that they name the argument, not every word. It then lists the behaviour-changing survivors with
 their diffs: each is a missing test or an equivalent edit (listed in tests/MUTATION.md).
 """
@@ -70,7 +70,7 @@ def _call_name(node: ast.Call) -> str:
 
 class _HideMessages(ast.NodeTransformer):
     """Blank out what only ends up in an error message: the arguments of the exception raised,
-    and the argument name passed first to a ``check_*`` / ``_check_*`` validation helper."""
+    and the argument name passed first to a ``require_*`` / ``_require_*`` validation helper."""
 
     def visit_Raise(self, node: ast.Raise) -> ast.Raise:
         if isinstance(node.exc, ast.Call):
@@ -80,10 +80,10 @@ class _HideMessages(ast.NodeTransformer):
     def visit_Call(self, node: ast.Call) -> ast.Call:
         self.generic_visit(node)
         name = _call_name(node)
-        if (name.startswith(("check_", "_check_"))) and node.args:
-            # the argument's name, and for check_same_dtype the owner's ("the module's
+        if name.startswith(("require_", "_require_")) and node.args:
+            # the argument's name, and for require_same_dtype the owner's ("the module's
             # weights"): both are only printed
-            places = (0, 2) if name == "check_same_dtype" else (0,)
+            places = (0, 2) if name == "require_same_dtype" else (0,)
             for place in places:
                 if place < len(node.args) and _is_text(node.args[place]):
                     node.args[place] = ast.Constant("<name>")

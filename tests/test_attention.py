@@ -132,7 +132,7 @@ def test_equals_pytorch_with_masks(name):
 def test_bias_equals_pytorch_float_mask():
     q, k, v = _qkv(L_q=5, L_k=6)
     bias = _randn(3, 5, 6, seed=5)
-    out, _ = scaled_dot_product_attention(q, k, v, bias=bias)
+    out, _ = scaled_dot_product_attention(q, k, v, attn_bias=bias)
     expected = F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
     torch.testing.assert_close(out, expected, atol=1e-6, rtol=0)
 
@@ -280,7 +280,7 @@ def test_mask_that_does_not_fit_raises(mask_shape, pattern):
     with pytest.raises(ValueError, match=pattern):
         scaled_dot_product_attention(q, k, v, torch.ones(mask_shape, dtype=torch.bool))
     with pytest.raises(ValueError, match="bias"):
-        scaled_dot_product_attention(q, k, v, bias=torch.zeros(mask_shape))
+        scaled_dot_product_attention(q, k, v, attn_bias=torch.zeros(mask_shape))
 
 
 @pytest.mark.parametrize(
@@ -292,7 +292,11 @@ def test_mask_that_does_not_fit_raises(mask_shape, pattern):
         ({"q": torch.ones(3)}, ValueError, "q must have at least 2"),
         ({"mask": torch.ones(2, 2)}, TypeError, "mask must be a boolean"),
         ({"mask": torch.ones(2, 2, dtype=torch.uint8)}, TypeError, "mask must be a boolean"),
-        ({"bias": torch.ones(2, 2, dtype=torch.bool)}, TypeError, "bias must be a floating"),
+        (
+            {"attn_bias": torch.ones(2, 2, dtype=torch.bool)},
+            TypeError,
+            "attn_bias must be a floating",
+        ),
         ({"dropout_p": 1.0}, ValueError, "dropout_p"),
         ({"dropout_p": -0.1}, ValueError, "dropout_p"),
         ({"dropout_p": "0.1"}, TypeError, "dropout_p"),

@@ -7,7 +7,22 @@ import pytest
 import torch
 
 from helpers.attention import MultiHeadAttention, causal_mask
-from helpers.encodings import alibi_bias, apply_rotary, relative_positions
+from helpers.encodings import (
+    RelativePositionalAttention,
+    RotaryPositionalAttention,
+    alibi_bias,
+    apply_rotary,
+    relative_positions,
+)
+
+
+def _position(rotary=False, rotary_base=10000.0, relative_max_distance=None, relative_values=False):
+    """The position module factory MultiHeadAttention(position=...) takes, from scheme options."""
+    if rotary:
+        return lambda d_k: RotaryPositionalAttention(d_k, rotary_base)
+    if relative_max_distance is not None:
+        return lambda d_k: RelativePositionalAttention(d_k, relative_max_distance, relative_values)
+    return None
 
 
 def _x(batch=2, length=6, d_model=16, seed=0):
@@ -18,13 +33,17 @@ def _x(batch=2, length=6, d_model=16, seed=0):
 
 def _mha(seed=0, **kwargs):
     torch.manual_seed(seed)
-    mha = MultiHeadAttention(16, 4, **kwargs).double()
-    if mha.relative_k is not None:  # larger than the init, so that mistakes show
+    mha = MultiHeadAttention(16, 4, position=_position(**kwargs)).double()
+    if _relative(mha):  # larger than the init, so that mistakes show
         with torch.no_grad():
-            mha.relative_k.weight.normal_()
-            if mha.relative_v is not None:
-                mha.relative_v.weight.normal_()
+            mha.position.keys.weight.normal_()
+            if mha.position.values is not None:
+                mha.position.values.weight.normal_()
     return mha
+
+
+def _relative(mha):
+    return isinstance(mha.position, RelativePositionalAttention)
 
 
 def _heads(mha, x, proj):
@@ -34,14 +53,15 @@ def _heads(mha, x, proj):
 def _reference(mha, x, mask=None, extra_bias=None):
     """Attention written out in full, one formula per line, for self-attention on x."""
     q, k, v = (_heads(mha, x, p) for p in (mha.q_proj, mha.k_proj, mha.v_proj))
-    if mha.rotary:
-        q, k = apply_rotary(q, base=mha.rotary_base), apply_rotary(k, base=mha.rotary_base)
+    if isinstance(mha.position, RotaryPositionalAttention):
+        base = mha.position.base
+        q, k = apply_rotary(q, base=base), apply_rotary(k, base=base)
     scores = q @ k.transpose(-2, -1)  # (B, H, L, L)
     length = x.shape[1]
-    if mha.relative_k is not None:
-        a_k = mha.relative_k.weight[
-            relative_positions(length, length, mha.relative_k.max_distance)
-            + mha.relative_k.max_distance
+    if _relative(mha):
+        a_k = mha.position.keys.weight[
+            relative_positions(length, length, mha.position.keys.max_distance)
+            + mha.position.keys.max_distance
         ]  # (L, L, d_k)
         scores = scores + torch.einsum("bhid,ijd->bhij", q, a_k)
     scores = scores / math.sqrt(mha.d_k)
@@ -51,10 +71,10 @@ def _reference(mha, x, mask=None, extra_bias=None):
         scores = scores.masked_fill(~mask, float("-inf"))
     weights = scores.softmax(-1)
     out = weights @ v
-    if mha.relative_v is not None:
-        a_v = mha.relative_v.weight[
-            relative_positions(length, length, mha.relative_v.max_distance)
-            + mha.relative_v.max_distance
+    if _relative(mha) and mha.position.values is not None:
+        a_v = mha.position.values.weight[
+            relative_positions(length, length, mha.position.values.max_distance)
+            + mha.position.values.max_distance
         ]
         out = out + torch.einsum("bhij,ijd->bhid", weights, a_v)
     out = out.transpose(1, 2).reshape(x.shape)
@@ -65,13 +85,13 @@ def test_defaults_add_no_parameters_and_change_nothing():
     torch.manual_seed(0)
     plain = MultiHeadAttention(16, 4)
     torch.manual_seed(0)
-    explicit = MultiHeadAttention(16, 4, rotary=False, relative_max_distance=None)
+    explicit = MultiHeadAttention(16, 4, position=None)
     assert set(dict(plain.named_parameters())) == {
         f"{p}_proj.{w}" for p in "qkv" for w in ("weight", "bias")
     } | {"out_proj.weight", "out_proj.bias"}
     x = _x().float()
     torch.testing.assert_close(plain(x, x, x)[0], explicit(x, x, x)[0], rtol=0, atol=0)
-    assert not plain.rotary and plain.relative_k is None and plain.relative_v is None
+    assert plain.position is None
 
 
 @pytest.mark.parametrize(
@@ -144,17 +164,22 @@ def test_rotary_scores_shift_invariant():
 
 
 def test_cross_attention_lengths_and_gradients():
-    mha = _mha(rotary=True, relative_max_distance=2, relative_values=True)
+    mha = _mha(relative_max_distance=2, relative_values=True)
     q_in, kv = _x(length=3), _x(length=7, seed=1)
     out, weights = mha(q_in, kv, kv)
     assert out.shape == (2, 3, 16) and weights.shape == (2, 4, 3, 7)
     out.sum().backward()
-    assert mha.relative_k.weight.grad.abs().sum() > 0 and mha.relative_v.weight.grad.abs().sum() > 0
+    assert (
+        mha.position.keys.weight.grad.abs().sum() > 0
+        and mha.position.values.weight.grad.abs().sum() > 0
+    )
 
 
 def test_dropout_training_uses_the_same_weights_for_the_value_term():
     torch.manual_seed(0)
-    mha = MultiHeadAttention(16, 4, dropout=0.5, relative_max_distance=2, relative_values=True)
+    mha = MultiHeadAttention(
+        16, 4, dropout=0.5, position=_position(relative_max_distance=2, relative_values=True)
+    )
     x = _x().float()
     torch.manual_seed(1)
     out, weights = mha(x, x, x)
@@ -163,24 +188,24 @@ def test_dropout_training_uses_the_same_weights_for_the_value_term():
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "error", "name"),
+    ("position", "error", "name"),
     [
-        ({"rotary": "yes"}, TypeError, "rotary"),
-        ({"rotary": 1}, TypeError, "rotary"),
-        ({"rotary_base": 0.0}, ValueError, "rotary_base"),
-        ({"rotary_base": "big"}, TypeError, "rotary_base"),
-        ({"relative_max_distance": -1}, ValueError, "relative_max_distance"),
-        ({"relative_max_distance": 2.5}, TypeError, "relative_max_distance"),
-        ({"relative_values": True}, ValueError, "relative_values"),
-        ({"relative_max_distance": 2, "relative_values": "no"}, TypeError, "relative_values"),
+        (lambda d_k: RotaryPositionalAttention(d_k, 0.0), ValueError, "base"),
+        (lambda d_k: RotaryPositionalAttention(d_k, "big"), TypeError, "base"),
+        (lambda d_k: RelativePositionalAttention(d_k, -1), ValueError, "max_distance"),
+        (lambda d_k: RelativePositionalAttention(d_k, 2.5), TypeError, "max_distance"),
+        (lambda d_k: RelativePositionalAttention(d_k, 2, "no"), TypeError, "values"),
+        ("rotary", TypeError, "position"),
+        (RotaryPositionalAttention(4), TypeError, "position"),
+        (lambda d_k: "rotary", TypeError, "position"),
     ],
 )
-def test_bad_arguments(kwargs, error, name):
+def test_bad_arguments(position, error, name):
     with pytest.raises(error, match=name):
-        MultiHeadAttention(16, 4, **kwargs)
+        MultiHeadAttention(16, 4, position=position)
 
 
 def test_rotary_needs_even_head_width():
-    with pytest.raises(ValueError, match="rotary"):
-        MultiHeadAttention(12, 4, rotary=True)  # d_k = 3
+    with pytest.raises(ValueError, match="d_k"):
+        MultiHeadAttention(12, 4, position=RotaryPositionalAttention)  # d_k = 3
     MultiHeadAttention(12, 4)  # fine without rotary

@@ -11,7 +11,7 @@ import inspect
 
 import pytest
 
-from helpers import attention, data, training, transformer
+from helpers import attention, data, encodings, training, transformer
 
 # The small configuration the lessons describe, shared by the models (see the tests below).
 MODEL_DEFAULTS = {
@@ -24,6 +24,7 @@ MODEL_DEFAULTS = {
     "positional": "sinusoidal",
     "norm_first": False,
     "relative_max_distance": 16,
+    "tie_embeddings": False,
 }
 
 DEFAULTS = {
@@ -50,12 +51,15 @@ DEFAULTS = {
     },
     training.evaluate: {"bos_id": 1, "eos_id": 2, "pad_id": 0},
     transformer.FeedForward: {"dropout": 0.0},
-    transformer.EncoderLayer: {"dropout": 0.0, "norm_first": False},
-    transformer.DecoderLayer: {"dropout": 0.0, "norm_first": False},
+    transformer.EncoderLayer: {"dropout": 0.0, "norm_first": False, "position": None},
+    transformer.DecoderLayer: {"dropout": 0.0, "norm_first": False, "position": None},
     transformer.Transformer: MODEL_DEFAULTS,
     transformer.DecoderOnlyTransformer: MODEL_DEFAULTS | {"dropout": 0.0},
+    transformer.TransformerConfig: MODEL_DEFAULTS,
     transformer.TorchReferenceTransformer: {
-        name: value for name, value in MODEL_DEFAULTS.items() if name != "relative_max_distance"
+        name: value
+        for name, value in MODEL_DEFAULTS.items()
+        if name not in ("relative_max_distance", "tie_embeddings")
     },
     transformer.greedy_decode: {"eos_id": None, "src_mask": None, "pad_id": 0, "use_cache": False},
     transformer.generate: {"use_cache": True},
@@ -63,11 +67,10 @@ DEFAULTS = {
     attention.MultiHeadAttention: {
         "dropout": 0.0,
         "bias": True,
-        "rotary": False,
-        "rotary_base": 10000.0,
-        "relative_max_distance": None,
-        "relative_values": False,
+        "position": None,
     },
+    encodings.RotaryPositionalAttention: {"base": 10000.0},
+    encodings.RelativePositionalAttention: {"max_distance": 16, "values": False},
 }
 
 

@@ -14,8 +14,10 @@ from helpers import data, seed_everything, training
 from helpers.attention import KVCache, LayerKVCache, MultiHeadAttention
 from helpers.encodings import (
     LearnedPositionalEmbedding,
+    RelativePositionalAttention,
+    RotaryPositionalAttention,
     SinusoidalPositionalEncoding,
-    TokenAndPositionEmbedding,
+    TokenAndPositionalEmbedding,
     naive,
     rotary_frequencies,
     scaled_rotary_frequencies,
@@ -40,14 +42,14 @@ def test_transformer_defaults_build_the_small_model_of_the_lessons():
     assert model.encoder_layers[0].feed_forward.linear1.out_features == 256
     assert model.src_embedding.max_len == model.tgt_embedding.max_len == 512
     assert model.norm_first is False and isinstance(model.encoder_norm, torch.nn.Identity)
-    assert model.encoder_layers[0].self_attn.relative_k.max_distance == 16
+    assert model.encoder_layers[0].self_attn.position.keys.max_distance == 16
 
 
 def test_decoder_only_defaults():
     model = DecoderOnlyTransformer(11, positional="relative")
     assert len(model.layers) == 2 and model.layers[0].feed_forward.linear1.out_features == 256
     assert model.embedding.max_len == 512 and isinstance(model.final_norm, torch.nn.Identity)
-    assert model.layers[0].self_attn.relative_k.max_distance == 16
+    assert model.layers[0].self_attn.position.keys.max_distance == 16
 
 
 def test_reference_defaults_match_ours():
@@ -62,8 +64,8 @@ def test_reference_defaults_match_ours():
 def test_layers_and_attention_defaults():
     assert EncoderLayer(8, 2, 16).norm_first is False
     assert DecoderLayer(8, 2, 16).norm_first is False
-    assert MultiHeadAttention(8, 2, rotary=True).rotary_base == 10000.0
-    assert TokenAndPositionEmbedding(5, 4).max_len == 512
+    assert MultiHeadAttention(8, 2, position=RotaryPositionalAttention).position.base == 10000.0
+    assert TokenAndPositionalEmbedding(5, 4).max_len == 512
     assert SinusoidalPositionalEncoding(4).max_len == 512
 
 
@@ -167,16 +169,17 @@ def test_position_tables_with_an_offset(table):
 
 
 def test_relative_offsets_must_not_be_negative():
-    from helpers.encodings import RelativePositionEmbedding
+    from helpers.encodings import RelativePositionalEmbedding
 
     with pytest.raises(ValueError, match="query_offset must be a non-negative integer"):
-        RelativePositionEmbedding(2, 4).scores(torch.zeros(1, 4), 3, -1)
+        RelativePositionalEmbedding(2, 4).scores(torch.zeros(1, 4), 3, -1)
 
 
 def test_relative_values_under_a_cache_use_the_true_offsets():
     torch.manual_seed(0)
-    attention = MultiHeadAttention(8, 2, relative_max_distance=2, relative_values=True).eval()
-    torch.nn.init.normal_(attention.relative_v.weight)
+    relative = lambda d_k: RelativePositionalAttention(d_k, 2, values=True)  # noqa: E731
+    attention = MultiHeadAttention(8, 2, position=relative).eval()
+    torch.nn.init.normal_(attention.position.values.weight)
     x = torch.randn(1, 5, 8)
     causal = torch.ones(5, 5, dtype=torch.bool).tril()
     full, _ = attention(x, x, x, causal)
@@ -302,9 +305,9 @@ def test_layers_name_their_input_x():
 
 def test_embedding_without_position_still_checks_its_sizes():
     with pytest.raises(ValueError, match="d_model must be a positive integer"):
-        TokenAndPositionEmbedding(3, 0, 4, "none")
+        TokenAndPositionalEmbedding(3, 0, 4, "none")
     with pytest.raises(ValueError, match="max_len must be a positive integer"):
-        TokenAndPositionEmbedding(3, 2, 0, "none")
+        TokenAndPositionalEmbedding(3, 2, 0, "none")
 
 
 def test_the_2d_encoding_shows_the_negative_width_given():

@@ -8,7 +8,7 @@ from torch import nn
 
 from helpers import seed_everything
 from helpers.attention import MultiHeadAttention, scaled_dot_product_attention
-from helpers.encodings import TokenAndPositionEmbedding
+from helpers.encodings import TokenAndPositionalEmbedding
 from helpers.transformer import (
     DecoderLayer,
     DecoderOnlyTransformer,
@@ -71,7 +71,7 @@ def test_multi_head_attention_drops_in_training_mode_only(need_weights):
 
 def test_embedding_drops_the_sum_at_its_rate():
     seed_everything(0)
-    embed = TokenAndPositionEmbedding(5, 64, positional="none", dropout=P)
+    embed = TokenAndPositionalEmbedding(5, 64, positional="none", dropout=P)
     with torch.no_grad():
         embed.token_embedding.weight.fill_(1 / 8)  # every entry of sqrt(64) * E[t] is 1
     tokens = torch.zeros(16, 32, dtype=torch.long)
@@ -109,10 +109,10 @@ def dropout_rates(module: nn.Module) -> list[float]:
         (lambda: EncoderLayer(8, 2, 16, P, norm_first=True), 4),
         (lambda: DecoderLayer(8, 2, 16, P), 3 + 1 + 2),  # 3 residual, FFN, 2 attentions
         (lambda: DecoderLayer(8, 2, 16, P, norm_first=True), 6),
-        (lambda: TokenAndPositionEmbedding(5, 8, dropout=P), 1),
+        (lambda: TokenAndPositionalEmbedding(5, 8, dropout=P), 1),
         (lambda: Transformer(5, 5, 8, 2, 1, 16, dropout=P), 2 + 4 + 6),
         (lambda: DecoderOnlyTransformer(5, 8, 2, 1, 16, dropout=P), 1 + 4),
-        (lambda: DecoderOnlyTransformer(5, 8, 2, 1, 16, dropout=P, positional="rope"), 5),
+        (lambda: DecoderOnlyTransformer(5, 8, 2, 1, 16, dropout=P, positional="rotary"), 5),
     ],
 )
 def test_every_dropout_site_gets_the_rate(make, sites):

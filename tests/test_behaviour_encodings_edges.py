@@ -46,20 +46,20 @@ def _relative_edges() -> list[tuple]:
     [
         (lambda: enc.alibi_bias(1, 2), lambda: enc.alibi_bias(0, 2), ValueError, ("seq_len",)),
         (
-            lambda: enc.TokenAndPositionEmbedding(1, 2, 4),
-            lambda: enc.TokenAndPositionEmbedding(0, 2, 4),
+            lambda: enc.TokenAndPositionalEmbedding(1, 2, 4),
+            lambda: enc.TokenAndPositionalEmbedding(0, 2, 4),
             ValueError,
             ("vocab_size", "positive"),
         ),
         (
-            lambda: enc.TokenAndPositionEmbedding(3, 1, 4, "learned"),
-            lambda: enc.TokenAndPositionEmbedding(3, 0, 4, "learned"),
+            lambda: enc.TokenAndPositionalEmbedding(3, 1, 4, "learned"),
+            lambda: enc.TokenAndPositionalEmbedding(3, 0, 4, "learned"),
             ValueError,
             ("d_model", "positive"),
         ),
         (
-            lambda: enc.TokenAndPositionEmbedding(3, 2, 1),
-            lambda: enc.TokenAndPositionEmbedding(3, 2, 0),
+            lambda: enc.TokenAndPositionalEmbedding(3, 2, 1),
+            lambda: enc.TokenAndPositionalEmbedding(3, 2, 0),
             ValueError,
             ("max_len", "positive"),
         ),
@@ -106,26 +106,26 @@ def _relative_edges() -> list[tuple]:
             ("len_k", "positive"),
         ),
         (
-            lambda: enc.RelativePositionEmbedding(1, 1),
-            lambda: enc.RelativePositionEmbedding(1, 0),
+            lambda: enc.RelativePositionalEmbedding(1, 1),
+            lambda: enc.RelativePositionalEmbedding(1, 0),
             ValueError,
             ("d_k", "positive"),
         ),
         (
-            lambda: enc.RelativePositionEmbedding(1, 2).scores(torch.zeros(1, 2), 1),
-            lambda: enc.RelativePositionEmbedding(1, 2).scores(torch.zeros(1, 2), 0),
+            lambda: enc.RelativePositionalEmbedding(1, 2).scores(torch.zeros(1, 2), 1),
+            lambda: enc.RelativePositionalEmbedding(1, 2).scores(torch.zeros(1, 2), 0),
             ValueError,
             ("len_k", "positive"),
         ),
         (
-            lambda: enc.RelativePositionEmbedding(1, 2).scores(torch.zeros(1, 2), 1),
-            lambda: enc.RelativePositionEmbedding(1, 2).scores(torch.zeros(2), 1),
+            lambda: enc.RelativePositionalEmbedding(1, 2).scores(torch.zeros(1, 2), 1),
+            lambda: enc.RelativePositionalEmbedding(1, 2).scores(torch.zeros(2), 1),
             ValueError,
             ("q", "at least 2"),
         ),
         (
-            lambda: enc.RelativePositionEmbedding(1, 2).scores(torch.zeros(1, 2), 1),
-            lambda: enc.RelativePositionEmbedding(1, 2).scores(
+            lambda: enc.RelativePositionalEmbedding(1, 2).scores(torch.zeros(1, 2), 1),
+            lambda: enc.RelativePositionalEmbedding(1, 2).scores(
                 torch.zeros(1, 2, dtype=torch.long), 1
             ),
             TypeError,
@@ -217,7 +217,7 @@ def test_documented_defaults_of_the_encodings():
             if p.default is not inspect.Parameter.empty
         }
 
-    assert defaults(enc.TokenAndPositionEmbedding)["max_len"] == 512
+    assert defaults(enc.TokenAndPositionalEmbedding)["max_len"] == 512
     assert defaults(enc.SinusoidalPositionalEncoding)["max_len"] == 512
     assert defaults(naive.consistent_distance)["max_delta"] == 8
     assert defaults(naive.deterministic)["seq_len"] == 50

@@ -37,7 +37,7 @@ def clearly_different(a: torch.Tensor, b: torch.Tensor) -> bool:
     return (a - b).abs().max().item() > 1e-3
 
 
-@pytest.mark.parametrize("positional", ["rope", "alibi", "relative"])
+@pytest.mark.parametrize("positional", ["rotary", "alibi", "relative"])
 def test_decoder_only_scheme_acts_inside_attention(positional):
     """Same weights, no scheme: the logits must change (a dropped scheme would leave them)."""
     model = decoder_only(positional)
@@ -47,7 +47,7 @@ def test_decoder_only_scheme_acts_inside_attention(positional):
         assert clearly_different(model(tokens()), plain(tokens()))
 
 
-@pytest.mark.parametrize("positional", ["rope", "alibi", "relative"])
+@pytest.mark.parametrize("positional", ["rotary", "alibi", "relative"])
 def test_decoder_only_scheme_makes_logits_depend_on_position(positional):
     """One token repeated: content alone cannot rank the keys, so the first layer attends
     uniformly without position (next test); a scheme inside attention must make the weights
@@ -55,7 +55,7 @@ def test_decoder_only_scheme_makes_logits_depend_on_position(positional):
     model = decoder_only(positional)
     same = torch.full((1, 8), 4)  # one token repeated: content alone cannot rank the keys
     with torch.no_grad():
-        _, weights = model(same, return_attention=True)
+        _, weights = model(same, need_weights=True)
     last_row = weights[0][0, :, -1, :]  # (H, L): the last query over all 8 keys
     uniform = torch.full_like(last_row, 1 / 8)
     assert clearly_different(last_row, uniform)
@@ -65,11 +65,11 @@ def test_decoder_only_without_position_attends_uniformly_to_equal_tokens():
     """The control of the test above: no scheme, equal tokens, uniform causal weights."""
     model = decoder_only("none")
     with torch.no_grad():
-        _, weights = model(torch.full((1, 8), 4), return_attention=True)
+        _, weights = model(torch.full((1, 8), 4), need_weights=True)
     torch.testing.assert_close(weights[0][0, :, -1, :], torch.full((2, 8), 1 / 8))
 
 
-@pytest.mark.parametrize("positional", ["sinusoidal", "rope", "alibi"])
+@pytest.mark.parametrize("positional", ["sinusoidal", "rotary", "alibi"])
 def test_decoder_only_layers_change_the_logits(positional):
     model = decoder_only(positional)
     assert len(model.layers) == SIZES["num_layers"]

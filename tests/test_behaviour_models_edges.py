@@ -11,6 +11,7 @@ import torch
 from test_transformer import SMALL, copy_into_reference, random_tokens, small_transformer
 
 from helpers.attention import MultiHeadAttention, scaled_dot_product_attention
+from helpers.encodings import RelativePositionalAttention
 from helpers.transformer import (
     DecoderOnlyTransformer,
     EncoderLayer,
@@ -158,10 +159,10 @@ def test_a_two_row_key_padding_mask_at_batch_two_is_ambiguous():
 
 
 def test_attention_flags_are_named_when_not_bools():
-    with pytest.raises(TypeError, match="rotary must be a bool"):
-        MultiHeadAttention(8, 2, rotary="yes")
-    with pytest.raises(TypeError, match="relative_values must be a bool"):
-        MultiHeadAttention(8, 2, relative_max_distance=2, relative_values="yes")
+    with pytest.raises(TypeError, match="bias must be a bool"):
+        MultiHeadAttention(8, 2, bias="yes")
+    with pytest.raises(TypeError, match="values must be a bool"):
+        RelativePositionalAttention(4, 2, values="yes")
 
 
 def test_attention_names_the_input_with_the_wrong_dtype():

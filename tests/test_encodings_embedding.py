@@ -1,4 +1,4 @@
-"""Unit tests of helpers.encodings.embedding.TokenAndPositionEmbedding."""
+"""Unit tests of helpers.encodings.embedding.TokenAndPositionalEmbedding."""
 
 import math
 
@@ -6,10 +6,10 @@ import pytest
 import torch
 
 from helpers.encodings import (
-    POSITIONAL_KINDS,
+    POSITION_SCHEMES,
     LearnedPositionalEmbedding,
     SinusoidalPositionalEncoding,
-    TokenAndPositionEmbedding,
+    TokenAndPositionalEmbedding,
     sinusoidal_encoding,
 )
 
@@ -31,7 +31,7 @@ def test_position_tables_take_max_len_positions_and_reject_more_clearly(make):
 
 def test_sinusoidal_output_is_scaled_lookup_plus_table():
     torch.manual_seed(0)
-    layer = TokenAndPositionEmbedding(vocab_size=11, d_model=8, max_len=16)
+    layer = TokenAndPositionalEmbedding(vocab_size=11, d_model=8, max_len=16)
     tokens = torch.tensor([[1, 5, 5, 0], [10, 2, 3, 4]])
     expected = layer.token_embedding.weight[tokens] * math.sqrt(8) + torch.tensor(
         sinusoidal_encoding(4, 8), dtype=torch.float32
@@ -43,41 +43,48 @@ def test_sinusoidal_output_is_scaled_lookup_plus_table():
 
 def test_learned_output_is_scaled_lookup_plus_trained_rows():
     torch.manual_seed(0)
-    layer = TokenAndPositionEmbedding(7, 6, max_len=5, positional="learned")
+    layer = TokenAndPositionalEmbedding(7, 6, max_len=5, positional="learned")
     tokens = torch.tensor([[3, 1, 2]])
     assert isinstance(layer.position, LearnedPositionalEmbedding)
     expected = layer.token_embedding.weight[tokens] * math.sqrt(6) + layer.position.weight[:3]
     torch.testing.assert_close(layer(tokens), expected)
 
 
-@pytest.mark.parametrize("kind", ["none", "rope", "alibi", "relative"])
+@pytest.mark.parametrize("kind", ["none", "rotary", "alibi", "relative"])
 def test_kinds_that_add_nothing_here(kind):
     torch.manual_seed(0)
-    layer = TokenAndPositionEmbedding(9, 8, max_len=4, positional=kind)
+    layer = TokenAndPositionalEmbedding(9, 8, max_len=4, positional=kind)
     assert layer.position is None
     tokens = torch.tensor([[1, 2, 3, 4, 5, 6]])  # longer than max_len: no table, no limit
     torch.testing.assert_close(layer(tokens), layer.token_embedding.weight[tokens] * math.sqrt(8))
 
 
 def test_positional_kinds_constant():
-    assert POSITIONAL_KINDS == ("sinusoidal", "learned", "none", "rope", "alibi", "relative")
+    assert tuple(POSITION_SCHEMES) == (
+        "sinusoidal",
+        "learned",
+        "none",
+        "rotary",
+        "alibi",
+        "relative",
+    )
 
 
 def test_init_makes_scaled_tokens_unit_variance_comparable_with_the_encoding():
     torch.manual_seed(0)
     d_model = 256
-    layer = TokenAndPositionEmbedding(1000, d_model, positional="none")
+    layer = TokenAndPositionalEmbedding(1000, d_model, positional="none")
     scaled = layer.token_embedding.weight * math.sqrt(d_model)
     assert abs(scaled.var().item() - 1.0) < 0.02
     # the sinusoidal table's entries have variance about 1/2: same order of magnitude
     pe = sinusoidal_encoding(512, d_model)
     assert abs((pe**2).mean() - 0.5) < 0.02
-    learned = TokenAndPositionEmbedding(10, d_model, positional="learned")
+    learned = TokenAndPositionalEmbedding(10, d_model, positional="learned")
     assert abs(learned.position.weight.var().item() - 0.5) < 0.02
 
 
 def test_padding_row_is_zero_and_gets_no_gradient():
-    layer = TokenAndPositionEmbedding(5, 4, positional="none", padding_idx=0)
+    layer = TokenAndPositionalEmbedding(5, 4, positional="none", padding_idx=0)
     torch.testing.assert_close(layer.token_embedding.weight[0], torch.zeros(4))
     layer(torch.tensor([[0, 1, 0]])).sum().backward()
     torch.testing.assert_close(layer.token_embedding.weight.grad[0], torch.zeros(4))
@@ -86,7 +93,7 @@ def test_padding_row_is_zero_and_gets_no_gradient():
 
 def test_dropout_applies_to_the_sum_and_only_in_training():
     torch.manual_seed(0)
-    layer = TokenAndPositionEmbedding(5, 8, dropout=0.5)
+    layer = TokenAndPositionalEmbedding(5, 8, dropout=0.5)
     tokens = torch.tensor([[1, 2, 3, 4]])
     clean = layer.eval()(tokens)
     noisy = layer.train()(tokens)
@@ -97,7 +104,7 @@ def test_dropout_applies_to_the_sum_and_only_in_training():
 
 def test_past_max_len_for_absolute_kinds():
     for kind in ("sinusoidal", "learned"):
-        layer = TokenAndPositionEmbedding(5, 4, max_len=3, positional=kind)
+        layer = TokenAndPositionalEmbedding(5, 4, max_len=3, positional=kind)
         with pytest.raises(ValueError, match=r"seq_len=4.*max_len=3"):
             layer(torch.zeros(1, 4, dtype=torch.long))
 
@@ -109,7 +116,7 @@ def test_past_max_len_for_absolute_kinds():
         ({"vocab_size": 5, "d_model": 0}, ValueError, "d_model"),
         ({"vocab_size": 5, "d_model": 5}, ValueError, "d_model"),  # sinusoidal needs even
         ({"vocab_size": 5, "d_model": 4, "max_len": 0}, ValueError, "max_len"),
-        ({"vocab_size": 5, "d_model": 4, "positional": "rotary"}, ValueError, "positional"),
+        ({"vocab_size": 5, "d_model": 4, "positional": "rope"}, ValueError, "positional"),
         ({"vocab_size": 5, "d_model": 4, "positional": None}, TypeError, "positional"),
         ({"vocab_size": 5, "d_model": 4, "dropout": 1.5}, ValueError, "dropout"),
         ({"vocab_size": 5, "d_model": 4, "padding_idx": 5}, ValueError, "padding_idx"),
@@ -118,11 +125,11 @@ def test_past_max_len_for_absolute_kinds():
 )
 def test_bad_arguments(kwargs, error, name):
     with pytest.raises(error, match=name):
-        TokenAndPositionEmbedding(**kwargs)
+        TokenAndPositionalEmbedding(**kwargs)
 
 
 def test_odd_d_model_is_fine_without_a_sinusoidal_table():
-    layer = TokenAndPositionEmbedding(5, 5, positional="learned")
+    layer = TokenAndPositionalEmbedding(5, 5, positional="learned")
     assert layer(torch.tensor([[1, 2]])).shape == (1, 2, 5)
 
 
@@ -139,4 +146,4 @@ def test_odd_d_model_is_fine_without_a_sinusoidal_table():
 )
 def test_bad_tokens(tokens, error, name):
     with pytest.raises(error, match=name):
-        TokenAndPositionEmbedding(5, 4)(tokens)
+        TokenAndPositionalEmbedding(5, 4)(tokens)

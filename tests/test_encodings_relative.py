@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from helpers.encodings import (
-    RelativePositionEmbedding,
+    RelativePositionalEmbedding,
     relative_positions,
     relative_scores,
     relative_values,
@@ -35,7 +35,7 @@ def test_relative_positions_unclipped_and_zero_distance():
 
 def _embedding(max_distance, d_k, seed=0):
     torch.manual_seed(seed)
-    emb = RelativePositionEmbedding(max_distance, d_k).double()
+    emb = RelativePositionalEmbedding(max_distance, d_k).double()
     with torch.no_grad():
         emb.weight.normal_()  # larger than the init, so that mistakes show
     return emb
@@ -54,7 +54,7 @@ def test_table_rows_are_the_clipped_offset_vectors():
 
 def test_initialisation_is_small_and_learned():
     torch.manual_seed(0)
-    emb = RelativePositionEmbedding(4, 16)
+    emb = RelativePositionalEmbedding(4, 16)
     assert emb.weight.requires_grad
     assert 0.01 < emb.weight.std().item() < 0.03
 
@@ -113,11 +113,15 @@ def test_gradients_reach_the_weight_through_both_terms():
         (lambda: relative_positions(3, 0, 2), ValueError, "len_k"),
         (lambda: relative_positions(3, 3, -1), ValueError, "max_distance"),
         (lambda: relative_positions(3, 3, 2.0), TypeError, "max_distance"),
-        (lambda: RelativePositionEmbedding(-1, 4), ValueError, "max_distance"),
-        (lambda: RelativePositionEmbedding(2, 0), ValueError, "d_k"),
-        (lambda: RelativePositionEmbedding(2, 4).scores(torch.zeros(3, 5), 3), ValueError, "q"),
-        (lambda: RelativePositionEmbedding(2, 4).scores(torch.zeros(3, 4), 0), ValueError, "len_k"),
-        (lambda: RelativePositionEmbedding(2, 4).values(torch.zeros(3)), ValueError, "weights"),
+        (lambda: RelativePositionalEmbedding(-1, 4), ValueError, "max_distance"),
+        (lambda: RelativePositionalEmbedding(2, 0), ValueError, "d_k"),
+        (lambda: RelativePositionalEmbedding(2, 4).scores(torch.zeros(3, 5), 3), ValueError, "q"),
+        (
+            lambda: RelativePositionalEmbedding(2, 4).scores(torch.zeros(3, 4), 0),
+            ValueError,
+            "len_k",
+        ),
+        (lambda: RelativePositionalEmbedding(2, 4).values(torch.zeros(3)), ValueError, "weights"),
         (lambda: relative_scores(torch.zeros(3, 4), torch.zeros(2, 5, 4)), ValueError, "a"),
         (lambda: relative_scores(torch.zeros(3, 4), torch.zeros(3, 5, 2)), ValueError, "a and q"),
         (

@@ -8,7 +8,12 @@ import math
 import pytest
 import torch
 
-from helpers.encodings import apply_rotary, rotary_frequencies, scaled_rotary_frequencies
+from helpers.encodings import (
+    RotaryPositionalAttention,
+    apply_rotary,
+    rotary_frequencies,
+    scaled_rotary_frequencies,
+)
 
 D, BASE = 64, 10000.0
 
@@ -136,7 +141,7 @@ def rope_model(seed=0):
 
     seed_everything(seed)
     return DecoderOnlyTransformer(
-        11, d_model=32, num_heads=2, num_layers=2, d_ff=32, max_len=64, positional="rope"
+        11, d_model=32, num_heads=2, num_layers=2, d_ff=32, max_len=64, positional="rotary"
     ).eval()
 
 
@@ -151,8 +156,8 @@ def test_set_rotary_scaling_reaches_every_layer_and_can_be_undone():
     torch.testing.assert_close(omega, expected)
     assert scale == expected_scale
     for layer in model.layers:
-        torch.testing.assert_close(layer.self_attn.rotary_frequencies, expected)
-        assert layer.self_attn.rotary_scale == expected_scale
+        torch.testing.assert_close(layer.self_attn.position.frequencies, expected)
+        assert layer.self_attn.position.attention_scale == expected_scale
     scaled = model(x)
     assert not torch.allclose(scaled, plain, atol=1e-4)
     assert set_rotary_scaling(model, None) is None
@@ -164,44 +169,41 @@ def test_linear_scaling_of_a_model_equals_feeding_it_squeezed_positions():
     from helpers.attention import MultiHeadAttention
 
     torch.manual_seed(0)
-    attention = MultiHeadAttention(8, 1, rotary=True).eval()
+    attention = MultiHeadAttention(8, 1, position=RotaryPositionalAttention).eval()
     q = torch.randn(1, 1, 4, 8)
     omega, _ = scaled_rotary_frequencies(8, "linear", 2.0)
     rotated_scaled = apply_rotary(q, torch.arange(0.0, 8.0, 2.0), frequencies=omega)
     rotated_plain = apply_rotary(q, torch.arange(4.0))
     torch.testing.assert_close(rotated_scaled, rotated_plain)
-    attention.set_rotary_frequencies(omega)
-    torch.testing.assert_close(attention.rotary_frequencies, omega)
+    attention.position.set_frequencies(omega)
+    torch.testing.assert_close(attention.position.frequencies, omega)
 
 
 def test_yarn_temperature_multiplies_queries_and_keys():
     from helpers.attention import MultiHeadAttention
 
     torch.manual_seed(0)
-    attention = MultiHeadAttention(8, 1, rotary=True).eval()
+    attention = MultiHeadAttention(8, 1, position=RotaryPositionalAttention).eval()
     x = torch.randn(1, 3, 8)
     _, plain = attention(x, x, x)
-    attention.set_rotary_frequencies(None, attention_scale=2.0)
+    attention.position.set_frequencies(None, attention_scale=2.0)
     _, hotter = attention(x, x, x)
     d_k = 8
-    q = apply_rotary(attention.q_proj(x), base=attention.rotary_base)
-    k = apply_rotary(attention.k_proj(x), base=attention.rotary_base)
+    q = apply_rotary(attention.q_proj(x), base=attention.position.base)
+    k = apply_rotary(attention.k_proj(x), base=attention.position.base)
     expected = torch.softmax(4.0 * q @ k.transpose(-2, -1) / d_k**0.5, dim=-1)[:, None]
     torch.testing.assert_close(hotter, expected)
     assert not torch.allclose(hotter, plain)
 
 
 def test_rotary_scaling_errors():
-    from helpers.attention import MultiHeadAttention
     from helpers.transformer import DecoderOnlyTransformer, set_rotary_scaling
 
-    with pytest.raises(ValueError, match="rotary=True"):
-        MultiHeadAttention(8, 2).set_rotary_frequencies(torch.ones(2))
     with pytest.raises(ValueError, match=r"\(d_k/2,\) = \(2,\)"):
-        MultiHeadAttention(8, 2, rotary=True).set_rotary_frequencies(torch.ones(3))
+        RotaryPositionalAttention(4).set_frequencies(torch.ones(3))
     with pytest.raises(ValueError, match="attention_scale"):
-        MultiHeadAttention(8, 2, rotary=True).set_rotary_frequencies(None, 0.0)
-    with pytest.raises(ValueError, match="positional='rope'"):
+        RotaryPositionalAttention(4).set_frequencies(None, 0.0)
+    with pytest.raises(ValueError, match="positional='rotary'"):
         set_rotary_scaling(DecoderOnlyTransformer(11, d_model=8, num_heads=2), "linear", 2.0)
 
 

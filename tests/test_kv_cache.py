@@ -9,7 +9,7 @@ import torch
 
 from helpers import seed_everything
 from helpers.attention import KVCache, LayerKVCache, MultiHeadAttention
-from helpers.encodings import POSITIONAL_KINDS
+from helpers.encodings import POSITION_SCHEMES, RotaryPositionalAttention
 from helpers.transformer import (
     DecoderOnlyTransformer,
     TorchReferenceTransformer,
@@ -20,7 +20,7 @@ from helpers.transformer import (
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
-SCHEMES = [*POSITIONAL_KINDS, "alibi", "relative"]
+SCHEMES = [*POSITION_SCHEMES, "alibi", "relative"]
 SIZE = {"d_model": 16, "num_heads": 2, "num_layers": 2, "d_ff": 32}
 
 
@@ -29,7 +29,7 @@ def decoder_only(scheme: str, **kwargs) -> DecoderOnlyTransformer:
     model = DecoderOnlyTransformer(11, **SIZE, max_len=32, positional=scheme, **kwargs).eval()
     if scheme == "relative":  # trained-looking tables: the default init is nearly zero
         for layer in model.layers:
-            torch.nn.init.normal_(layer.self_attn.relative_k.weight)
+            torch.nn.init.normal_(layer.self_attn.position.keys.weight)
     return model
 
 
@@ -38,7 +38,7 @@ def tokens(batch: int, length: int, seed: int = 1) -> torch.Tensor:
 
 
 def test_every_scheme_is_tested():
-    assert set(SCHEMES) >= {"none", "sinusoidal", "learned", "rope", "alibi", "relative"}
+    assert set(SCHEMES) >= {"none", "sinusoidal", "learned", "rotary", "alibi", "relative"}
 
 
 @pytest.mark.parametrize("norm_first", [False, True])
@@ -100,7 +100,7 @@ def test_encoder_decoder_cached_decoding_equals_the_full_pass(scheme, norm_first
 
 def test_positions_restarting_at_zero_break_the_cache():
     """The classic bug: every new token fed at position 0. Its logits differ from the truth."""
-    model = decoder_only("rope")
+    model = decoder_only("rotary")
     x = tokens(1, 6)
     cache = KVCache(model.num_layers)
     model(x[:, :5], cache=cache)
@@ -121,7 +121,7 @@ def test_layer_cache_appends_along_the_sequence():
 
 def test_attention_with_a_cache_attends_to_every_cached_key():
     torch.manual_seed(0)
-    attention = MultiHeadAttention(8, 2, rotary=True).eval()
+    attention = MultiHeadAttention(8, 2, position=RotaryPositionalAttention).eval()
     x = torch.randn(1, 5, 8)
     causal = torch.ones(5, 5, dtype=torch.bool).tril()
     full, _ = attention(x, x, x, causal)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import math
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -24,9 +25,11 @@ from helpers.attention import (
     scaled_dot_product_attention,
 )
 from helpers.encodings import (
-    POSITIONAL_KINDS,
+    POSITION_SCHEMES,
+    RelativePositionalAttention,
+    RotaryPositionalAttention,
     SinusoidalPositionalEncoding,
-    TokenAndPositionEmbedding,
+    TokenAndPositionalEmbedding,
     alibi_bias,
     apply_rotary,
     relative_positions,
@@ -107,7 +110,7 @@ def test_sdpa_masks_in_low_precision(device, dtype, with_bias):
     q, k, v = _inputs(dtype, device)
     mask = _mask(device)
     bias = alibi_bias(5, 2, device=device).to(dtype) if with_bias else None
-    out, weights = scaled_dot_product_attention(q, k, v, mask, bias=bias)
+    out, weights = scaled_dot_product_attention(q, k, v, mask, attn_bias=bias)
 
     assert out.dtype == weights.dtype == dtype
     assert torch.isfinite(out).all() and torch.isfinite(weights).all()
@@ -119,7 +122,7 @@ def test_sdpa_masks_in_low_precision(device, dtype, with_bias):
 
     ref_bias = None if bias is None else bias.float()
     ref_out, ref_weights = scaled_dot_product_attention(
-        q.float(), k.float(), v.float(), mask, bias=ref_bias
+        q.float(), k.float(), v.float(), mask, attn_bias=ref_bias
     )
     _assert_close(out, ref_out, TOLERANCE[dtype])
     _assert_close(weights, ref_weights, TOLERANCE[dtype])
@@ -143,9 +146,12 @@ def test_sdpa_large_scores_neither_overflow_nor_lose_the_mask(dtype):
 def _attention_options():
     return [
         pytest.param({}, id="plain"),
-        pytest.param({"rotary": True}, id="rotary"),
-        pytest.param({"relative_max_distance": 2}, id="relative"),
-        pytest.param({"relative_max_distance": 2, "relative_values": True}, id="relative-values"),
+        pytest.param({"position": RotaryPositionalAttention}, id="rotary"),
+        pytest.param({"position": lambda d_k: RelativePositionalAttention(d_k, 2)}, id="relative"),
+        pytest.param(
+            {"position": lambda d_k: RelativePositionalAttention(d_k, 2, values=True)},
+            id="relative-values",
+        ),
     ]
 
 
@@ -196,7 +202,7 @@ def _tiny(cls, positional, **kwargs):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", LOW_PRECISION, ids=str)
-@pytest.mark.parametrize("positional", POSITIONAL_KINDS)
+@pytest.mark.parametrize("positional", POSITION_SCHEMES)
 def test_decoder_only_transformer_in_low_precision(device, dtype, positional):
     _skip_unsupported(device, dtype)
     reference = _tiny(DecoderOnlyTransformer, positional, vocab_size=11)
@@ -204,7 +210,7 @@ def test_decoder_only_transformer_in_low_precision(device, dtype, positional):
     tokens = _padded_tokens()
     mask = padding_mask(tokens, 0)  # (B, 1, 1, L); row 2 masks every key
     with torch.no_grad():
-        logits, weights = model(tokens.to(device), mask.to(device), return_attention=True)
+        logits, weights = model(tokens.to(device), mask.to(device), need_weights=True)
         fused = model(tokens.to(device), mask.to(device))  # need_weights=False: fused kernel
         ref_logits = reference(tokens, mask)
     assert logits.dtype == fused.dtype == dtype
@@ -219,7 +225,7 @@ def test_decoder_only_transformer_in_low_precision(device, dtype, positional):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", LOW_PRECISION, ids=str)
-@pytest.mark.parametrize("positional", POSITIONAL_KINDS)
+@pytest.mark.parametrize("positional", POSITION_SCHEMES)
 def test_encoder_decoder_transformer_in_low_precision(device, dtype, positional):
     _skip_unsupported(device, dtype)
     reference = _tiny(Transformer, positional, src_vocab_size=11, tgt_vocab_size=11)
@@ -230,7 +236,7 @@ def test_encoder_decoder_transformer_in_low_precision(device, dtype, positional)
     with torch.no_grad():
         memory, enc_weights = model.encode(src.to(device), src_mask.to(device), True)
         logits, self_w, cross_w = model.decode(
-            tgt.to(device), memory, src_mask.to(device), return_attention=True
+            tgt.to(device), memory, src_mask.to(device), need_weights=True
         )
         fused = model(src.to(device), tgt.to(device), src_mask.to(device))  # fused kernel
         ref_logits = reference(src, tgt, src_mask)
@@ -308,17 +314,22 @@ def test_encodings_and_masks_run_on_device(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("positional", POSITIONAL_KINDS)
+@pytest.mark.parametrize("positional", POSITION_SCHEMES)
 def test_embedding_and_attention_run_on_device(device, positional):
     torch.manual_seed(0)
-    embedding = TokenAndPositionEmbedding(11, 8, max_len=16, positional=positional)
+    embedding = TokenAndPositionalEmbedding(11, 8, max_len=16, positional=positional)
     tokens = _padded_tokens()
     on_device = copy.deepcopy(embedding).to(device)(tokens.to(device))
     assert on_device.device.type == device
     _assert_close(on_device, embedding(tokens), 1e-4)
 
-    options = {"rope": {"rotary": True}, "relative": {"relative_max_distance": 2}}
-    reference = MultiHeadAttention(8, 2, **options.get(positional, {}))
+    attention = POSITION_SCHEMES[positional].attention  # None: not inside attention
+    position = (
+        None
+        if attention is None
+        else lambda d_k: attention(d_k, SimpleNamespace(relative_max_distance=2))
+    )
+    reference = MultiHeadAttention(8, 2, position=position)
     module = copy.deepcopy(reference).to(device)
     x, mask = torch.randn(3, 6, 8), padding_mask(tokens, 0)
     for need_weights in (True, False):

@@ -7,7 +7,7 @@ from torch import nn
 
 from helpers import seed_everything
 from helpers.attention import padding_mask
-from helpers.encodings import alibi_bias
+from helpers.encodings import RotaryPositionalAttention, alibi_bias
 from helpers.transformer import (
     DecoderLayer,
     DecoderOnlyTransformer,
@@ -22,7 +22,7 @@ from helpers.transformer import (
 pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
-SCHEMES = ("sinusoidal", "learned", "none", "rope", "alibi", "relative")
+SCHEMES = ("sinusoidal", "learned", "none", "rotary", "alibi", "relative")
 SMALL = {"d_model": 16, "num_heads": 2, "num_layers": 2, "d_ff": 32, "dropout": 0.0}
 
 
@@ -151,10 +151,10 @@ def test_shapes_and_attention_weights():
     model = small_transformer()
     src, tgt = random_tokens(4, 9), random_tokens(4, 6, seed=2)
     assert model(src, tgt).shape == (4, 6, 13)
-    memory, enc_weights = model.encode(src, return_attention=True)
+    memory, enc_weights = model.encode(src, need_weights=True)
     assert memory.shape == (4, 9, 16)
     assert [w.shape for w in enc_weights] == [(4, 2, 9, 9)] * 2
-    logits, self_w, cross_w = model.decode(tgt, memory, return_attention=True)
+    logits, self_w, cross_w = model.decode(tgt, memory, need_weights=True)
     assert logits.shape == (4, 6, 13)
     assert [w.shape for w in self_w] == [(4, 2, 6, 6)] * 2
     assert [w.shape for w in cross_w] == [(4, 2, 6, 9)] * 2
@@ -173,9 +173,9 @@ def test_encode_then_decode_equals_forward():
         parts = model.decode(tgt, model.encode(src, src_mask), src_mask)
         weights_path = model.decode(
             tgt,
-            model.encode(src, src_mask, return_attention=True)[0],
+            model.encode(src, src_mask, need_weights=True)[0],
             src_mask,
-            return_attention=True,
+            need_weights=True,
         )[0]
     torch.testing.assert_close(parts, whole, atol=0, rtol=0)
     # The readable attention path (weights returned) agrees with the fused kernel.
@@ -238,17 +238,16 @@ def test_padding_cannot_change_results(positional):
 
 
 def test_rope_and_relative_only_in_self_attention():
-    rope = small_transformer(positional="rope")
+    rope = small_transformer(positional="rotary")
     for layer in [*rope.encoder_layers, *rope.decoder_layers]:
-        assert layer.self_attn.rotary
-    assert not any(layer.cross_attn.rotary for layer in rope.decoder_layers)
+        assert isinstance(layer.self_attn.position, RotaryPositionalAttention)
+    assert all(layer.cross_attn.position is None for layer in rope.decoder_layers)
     relative = small_transformer(positional="relative", relative_max_distance=5)
     for layer in [*relative.encoder_layers, *relative.decoder_layers]:
-        assert layer.self_attn.relative_k is not None
-    assert all(layer.cross_attn.relative_k is None for layer in relative.decoder_layers)
+        assert layer.self_attn.position.keys.max_distance == 5
+    assert all(layer.cross_attn.position is None for layer in relative.decoder_layers)
     plain = small_transformer()
-    assert not plain.encoder_layers[0].self_attn.rotary
-    assert plain.encoder_layers[0].self_attn.relative_k is None
+    assert plain.encoder_layers[0].self_attn.position is None
 
 
 @pytest.mark.parametrize("positional", ["alibi", "sinusoidal"])
@@ -256,15 +255,18 @@ def test_alibi_bias_reaches_self_attention_only(positional):
     model = small_transformer(positional=positional)
     seen = {}
 
-    def record(name):
-        def hook(module, args):
-            seen[name] = args[5] if len(args) > 5 else None
+    def record(attention, name):  # the layers call the attention's unchecked core
+        inner = attention._forward
 
-        return hook
+        def spy(*args):  # (query, key, value, mask, need_weights, attn_bias, cache)
+            seen[name] = args[5]
+            return inner(*args)
 
-    model.encoder_layers[0].self_attn.register_forward_pre_hook(record("encoder self"))
-    model.decoder_layers[1].self_attn.register_forward_pre_hook(record("decoder self"))
-    model.decoder_layers[1].cross_attn.register_forward_pre_hook(record("cross"))
+        attention._forward = spy
+
+    record(model.encoder_layers[0].self_attn, "encoder self")
+    record(model.decoder_layers[1].self_attn, "decoder self")
+    record(model.decoder_layers[1].cross_attn, "cross")
     with torch.no_grad():
         model(random_tokens(1, 7), random_tokens(1, 5))
     if positional == "alibi":
@@ -370,8 +372,8 @@ def test_overfits_a_tiny_batch_and_decodes_it():
         ({"d_ff": 0}, ValueError, "d_ff"),
         ({"dropout": 1.0}, ValueError, "dropout"),
         ({"max_len": 0}, ValueError, "max_len"),
-        ({"positional": "rotary"}, ValueError, "positional"),
-        ({"d_model": 12, "num_heads": 4, "positional": "rope"}, ValueError, "d_k"),
+        ({"positional": "rope"}, ValueError, "positional"),
+        ({"d_model": 12, "num_heads": 4, "positional": "rotary"}, ValueError, "d_k"),
         ({"d_model": 9, "num_heads": 3, "positional": "sinusoidal"}, ValueError, "d_model"),
         ({"norm_first": 1}, TypeError, "norm_first"),
         ({"relative_max_distance": 0}, ValueError, "relative_max_distance"),
@@ -390,7 +392,7 @@ def test_other_constructors_reject_bad_arguments():
     with pytest.raises(ValueError, match="positional"):
         DecoderOnlyTransformer(10, positional="absolute")
     with pytest.raises(ValueError, match="positional"):
-        TorchReferenceTransformer(10, 10, positional="rope")
+        TorchReferenceTransformer(10, 10, positional="rotary")
     with pytest.raises(ValueError, match="d_ff"):
         FeedForward(8, 0)
     with pytest.raises(ValueError, match="d_model"):

@@ -18,7 +18,7 @@ import math
 
 import torch
 
-from .._checks import check_device, check_int
+from .._checks import require_device, require_int
 
 __all__ = ["alibi_slopes", "alibi_bias"]
 
@@ -40,8 +40,9 @@ def alibi_slopes(num_heads: int) -> torch.Tensor:
 
     8 heads: ``1/2, 1/4, ..., 1/256``. 12 heads: the 8 slopes of 8 heads, then
     ``2**-0.5, 2**-1.5, 2**-2.5, 2**-3.5``.
+    Derived in notebook 11.
     """
-    num_heads = check_int("num_heads", num_heads, minimum=1)
+    num_heads = require_int("num_heads", num_heads, minimum=1)
     return torch.tensor(_slopes(num_heads), dtype=torch.float32)
 
 
@@ -53,11 +54,12 @@ def alibi_bias(
     For keys ``j <= i`` this is the paper's ``-m_h * (i - j)``. The bias is written symmetric
     so that it is defined everywhere, but ALiBi is meant for causal attention: the causal mask
     removes the keys ``j > i``, and there the value of the bias does not matter.
-    Add it to ``q k^T / sqrt(d_k)`` before the softmax (the ``bias`` of
+    Add it to ``q k^T / sqrt(d_k)`` before the softmax (the ``attn_bias`` of
     :func:`helpers.attention.scaled_dot_product_attention`).
+    Derived in notebook 11; used by the models (notebook 12).
     """
-    seq_len = check_int("seq_len", seq_len, minimum=1)
-    device = check_device("device", device)
+    seq_len = require_int("seq_len", seq_len, minimum=1)
+    device = require_device("device", device)
     slopes = alibi_slopes(num_heads).to(device)  # (num_heads,)
     t = torch.arange(seq_len, device=device)
     distance = (t[:, None] - t[None, :]).abs().to(torch.float32)  # (seq_len, seq_len): |i - j|

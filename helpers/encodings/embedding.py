@@ -1,6 +1,6 @@
 """Token embedding plus position: the first layer of a Transformer (paper, sections 3.4-3.5).
 
-``TokenAndPositionEmbedding`` turns token ids ``(batch, seq_len)`` into vectors
+``TokenAndPositionalEmbedding`` turns token ids ``(batch, seq_len)`` into vectors
 ``(batch, seq_len, d_model)``: look up each token's row, scale it by ``sqrt(d_model)``, add the
 position signal (for absolute schemes) and apply dropout to the sum.
 """
@@ -12,27 +12,18 @@ import math
 import torch
 from torch import nn
 
-from .._checks import check_choice, check_ids, check_int, check_probability, check_tensor
-from .learned import LearnedPositionalEmbedding
-from .sinusoidal import SinusoidalPositionalEncoding
+from .._checks import require_choice, require_ids, require_int, require_probability, require_tensor
+from .registry import POSITION_SCHEMES
 
-__all__ = ["TokenAndPositionEmbedding", "POSITIONAL_KINDS"]
-
-POSITIONAL_KINDS = ("sinusoidal", "learned", "none", "rope", "alibi", "relative")
-"""Absolute kinds ("sinusoidal", "learned") add a vector here; the others add nothing here:
-with "rope", "alibi" and "relative" position enters inside attention, with "none" nowhere."""
-
-# Entries of the sinusoidal table have mean 0 and variance 1/2 (sin^2 and cos^2 average to 1/2);
-# a learned table starts with the same spread so that the two absolute kinds differ only in
-# whether the table is trained.
-_LEARNED_INIT_STD = math.sqrt(0.5)
+__all__ = ["TokenAndPositionalEmbedding"]
 
 
-class TokenAndPositionEmbedding(nn.Module):
+class TokenAndPositionalEmbedding(nn.Module):
     """``tokens (batch, seq_len)`` -> ``dropout(E[tokens] * sqrt(d_model) + P[:seq_len])``.
 
-    ``positional`` picks ``P``: "sinusoidal" (fixed table), "learned" (trained table of
-    ``max_len`` rows), or "none", "rope", "alibi", "relative", which add nothing here.
+    ``positional`` picks ``P`` from :data:`~helpers.encodings.POSITION_SCHEMES`: the schemes
+    that enter at the embedding ("sinusoidal": a fixed table, "learned": a trained table of
+    ``max_len`` rows) add it here; the others ("none", "rotary", "alibi", "relative") add nothing.
 
     Initialisation: token rows are drawn from ``N(0, 1/d_model)``, so the scaled embedding
     ``sqrt(d_model) * E[token]`` has entries of variance 1 and a norm of about
@@ -43,6 +34,7 @@ class TokenAndPositionEmbedding(nn.Module):
 
     Attributes: ``token_embedding`` (``nn.Embedding``), ``position`` (the position module, or
     None when nothing is added here), ``dropout``, ``d_model``, ``max_len``, ``positional``.
+    Derived in notebook 05; the first layer of every model (notebooks 10, 12, 15).
     """
 
     def __init__(
@@ -55,26 +47,21 @@ class TokenAndPositionEmbedding(nn.Module):
         padding_idx: int | None = None,
     ) -> None:
         super().__init__()
-        self.vocab_size = check_int("vocab_size", vocab_size, minimum=1)
-        self.d_model = check_int("d_model", d_model, minimum=1)
-        self.max_len = check_int("max_len", max_len, minimum=1)
-        self.positional = check_choice("positional", positional, POSITIONAL_KINDS)
+        self.vocab_size = require_int("vocab_size", vocab_size, minimum=1)
+        self.d_model = require_int("d_model", d_model, minimum=1)
+        self.max_len = require_int("max_len", max_len, minimum=1)
+        self.positional = require_choice("positional", positional, tuple(POSITION_SCHEMES))
         if padding_idx is not None:
-            padding_idx = check_int("padding_idx", padding_idx, minimum=0)
+            padding_idx = require_int("padding_idx", padding_idx, minimum=0)
             if padding_idx >= self.vocab_size:
                 raise ValueError(
                     f"padding_idx must be < vocab_size={self.vocab_size}, got {padding_idx}"
                 )
         self.padding_idx = padding_idx
         self.token_embedding = nn.Embedding(self.vocab_size, self.d_model, padding_idx=padding_idx)
-        self.position: nn.Module | None = None
-        if positional == "sinusoidal":  # d_model must be even: checked by the module
-            self.position = SinusoidalPositionalEncoding(self.d_model, self.max_len)
-        elif positional == "learned":
-            self.position = LearnedPositionalEmbedding(
-                self.max_len, self.d_model, init_std=_LEARNED_INIT_STD
-            )
-        self.dropout = nn.Dropout(check_probability("dropout", dropout))
+        build = POSITION_SCHEMES[positional].embedding  # None: position enters elsewhere
+        self.position = None if build is None else build(self.d_model, self.max_len)
+        self.dropout = nn.Dropout(require_probability("dropout", dropout))
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -83,7 +70,7 @@ class TokenAndPositionEmbedding(nn.Module):
         if self.padding_idx is not None:
             with torch.no_grad():
                 self.token_embedding.weight[self.padding_idx].zero_()
-        if isinstance(self.position, LearnedPositionalEmbedding):
+        if hasattr(self.position, "reset_parameters"):  # a learned table: redrawn
             self.position.reset_parameters()
 
     def forward(self, tokens: torch.Tensor, offset: int = 0) -> torch.Tensor:
@@ -92,8 +79,12 @@ class TokenAndPositionEmbedding(nn.Module):
         The tokens sit at positions ``offset .. offset + seq_len - 1`` (``offset`` > 0 when they
         continue a prefix held in a key/value cache, notebook 15).
         """
-        check_tensor("tokens", tokens, ndim=2, integer=True)
-        check_ids("tokens", tokens, self.vocab_size)
+        require_tensor("tokens", tokens, ndim=2, integer=True)
+        require_ids("tokens", tokens, self.vocab_size)
+        return self._forward(tokens, offset)
+
+    def _forward(self, tokens: torch.Tensor, offset: int) -> torch.Tensor:
+        """:meth:`forward` without checking the tokens (the models check them first)."""
         x = self.token_embedding(tokens) * math.sqrt(self.d_model)  # (batch, seq_len, d_model)
         if self.position is not None:
             x = self.position(x, offset)  # adds P[offset : offset + seq_len]; raises past max_len

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .._checks import check_int
+from .._checks import require_int
 
 __all__ = ["laplacian_pe", "random_walk_pe", "shortest_path_distances"]
 
@@ -85,7 +85,7 @@ def laplacian_pe(adjacency: np.ndarray | torch.Tensor, k: int) -> np.ndarray:
     """
     a = _check_adjacency(adjacency)
     n = a.shape[0]
-    k = check_int("k", k, minimum=1)
+    k = require_int("k", k, minimum=1)
     if k > n - 1:
         raise ValueError(
             f"k must be at most N - 1 = {n - 1} (the graph has N = {n} nodes and the first "
@@ -108,7 +108,7 @@ def random_walk_pe(adjacency: np.ndarray | torch.Tensor, k: int) -> np.ndarray:
     Rows of isolated nodes are zero (such a walk cannot move). Derived in notebook 14.
     """
     a = _check_adjacency(adjacency)
-    k = check_int("k", k, minimum=1)
+    k = require_int("k", k, minimum=1)
     walk = _inverse_degrees(a, 1.0)[:, None] * a  # (N, N): D^-1 A, rows sum to 1 (or 0)
     pe = np.empty((a.shape[0], k))
     power = np.eye(a.shape[0])

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from .._checks import check_int, check_positive_float
+from .._checks import require_int, require_positive_float
 
 __all__ = [
     "index_encoding",
@@ -102,7 +102,7 @@ def binary_encoding(positions: np.ndarray, num_bits: int = 8) -> np.ndarray:
     Derived in notebook 02 (an exercise there); compared again in notebook 03.
     """
     t = _positions(positions)
-    num_bits = check_int("num_bits", num_bits, minimum=1)
+    num_bits = require_int("num_bits", num_bits, minimum=1)
     j = np.arange(num_bits)
     return ((t[:, None] >> j[None, :]) & 1).astype(np.float64)
 
@@ -113,7 +113,7 @@ def single_sine_encoding(positions: np.ndarray, omega: float = 1.0) -> np.ndarra
     Derived in notebook 02; compared again in notebook 03.
     """
     t = _positions(positions).astype(np.float64)
-    omega = check_positive_float("omega", omega)
+    omega = require_positive_float("omega", omega)
     return np.sin(omega * t)[:, None]
 
 
@@ -124,7 +124,7 @@ def random_encoding(positions: np.ndarray, dim: int = 16) -> np.ndarray:
     from run to run, but two calls never agree. Derived in notebook 02.
     """
     t = _positions(positions)
-    dim = check_int("dim", dim, minimum=1)
+    dim = require_int("dim", dim, minimum=1)
     # the legacy global generator on purpose: helpers.seed_everything seeds it
     return np.random.uniform(-1.0, 1.0, size=(t.size, dim))  # noqa: NPY002
 
@@ -178,8 +178,8 @@ def unique_per_position(
 
     A criterion of notebook 02.
     """
-    seq_len = check_int("seq_len", seq_len, minimum=2)
-    tol = check_positive_float("tol", tol)
+    seq_len = require_int("seq_len", seq_len, minimum=2)
+    tol = require_positive_float("tol", tol)
     table = _table(encode, seq_len)
     closest = np.inf
     for delta in range(1, seq_len):
@@ -217,8 +217,8 @@ def consistent_distance(
         )
     if not lengths:
         raise ValueError(f"lengths must name at least one sentence length, got {lengths!r}")
-    lengths = tuple(check_int("lengths", n, minimum=2) for n in lengths)
-    max_delta = check_int("max_delta", max_delta, minimum=1)
+    lengths = tuple(require_int("lengths", n, minimum=2) for n in lengths)
+    max_delta = require_int("max_delta", max_delta, minimum=1)
     if max_delta >= min(lengths):
         raise ValueError(
             f"max_delta must be smaller than the shortest length {min(lengths)}, got {max_delta}"
@@ -258,8 +258,8 @@ def bounded_and_length_independent(
     """
     if len(lengths) < 2:
         raise ValueError(f"lengths must name at least two sentence lengths, got {lengths!r}")
-    lengths = tuple(sorted(check_int("lengths", n, minimum=1) for n in lengths))
-    bound = check_positive_float("bound", bound)
+    lengths = tuple(sorted(require_int("lengths", n, minimum=1) for n in lengths))
+    bound = require_positive_float("bound", bound)
     tables = [_table(encode, n) for n in lengths]
     largest = [float(np.abs(table).max()) for table in tables]
     if max(largest) > bound:
@@ -287,7 +287,7 @@ def deterministic(encode: Scheme, seq_len: int = 50, verbose: bool = True) -> bo
 
     A criterion of notebook 02.
     """
-    seq_len = check_int("seq_len", seq_len, minimum=1)
+    seq_len = require_int("seq_len", seq_len, minimum=1)
     first, second = _table(encode, seq_len), _table(encode, seq_len)
     ok = bool(np.array_equal(first, second))
     reason = "two calls agree exactly" if ok else "two calls on the same positions disagree"

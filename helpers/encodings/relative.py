@@ -15,7 +15,7 @@ Two ways to compute each term, equal up to rounding (the tests check both agains
 
 - with the full table ``a`` of shape ``(L_q, L_k, d_k)`` and an ``einsum``
   (:func:`relative_scores`, :func:`relative_values`), as the paper describes;
-- without building the table (:meth:`RelativePositionEmbedding.scores` and ``.values``):
+- without building the table (:meth:`RelativePositionalEmbedding.scores` and ``.values``):
   dot each query with the ``2 * max_distance + 1`` vectors once, then pick the right one per
   key with a gather (and the reverse, a scatter-add, for the values). Memory ``O(L^2)`` instead
   of ``O(L^2 d_k)``.
@@ -23,16 +23,20 @@ Two ways to compute each term, equal up to rounding (the tests check both agains
 
 from __future__ import annotations
 
+import math
+
 import torch
 from torch import nn
 
-from .._checks import check_int, check_same_dtype, check_tensor
+from .._checks import require_bool, require_int, require_same_dtype, require_tensor
+from .base import PositionalAttention
 
 __all__ = [
     "relative_positions",
     "relative_scores",
     "relative_values",
-    "RelativePositionEmbedding",
+    "RelativePositionalEmbedding",
+    "RelativePositionalAttention",
 ]
 
 
@@ -44,17 +48,18 @@ def relative_positions(
     Query ``i`` and key ``j`` both count from 0. Returns a ``torch.long`` tensor of shape
     ``(len_q, len_k)``; add ``max_distance`` to get row indices into the
     ``2 * max_distance + 1`` learned vectors.
+    Derived in notebook 11.
     """
-    len_q = check_int("len_q", len_q, minimum=1)
-    len_k = check_int("len_k", len_k, minimum=1)
-    max_distance = check_int("max_distance", max_distance, minimum=0)
+    len_q = require_int("len_q", len_q, minimum=1)
+    len_k = require_int("len_k", len_k, minimum=1)
+    max_distance = require_int("max_distance", max_distance, minimum=0)
     i = torch.arange(len_q, device=device)[:, None]  # (L_q, 1)
     j = torch.arange(len_k, device=device)[None, :]  # (1, L_k)
     return (j - i).clamp(-max_distance, max_distance)  # (L_q, L_k)
 
 
-def _check_table(a: torch.Tensor, len_q: int, len_k: int | None = None) -> None:
-    check_tensor("a", a, ndim=3, floating=True)
+def _require_table(a: torch.Tensor, len_q: int, len_k: int | None = None) -> None:
+    require_tensor("a", a, ndim=3, floating=True)
     if a.shape[0] != len_q or (len_k is not None and a.shape[1] != len_k):
         want = f"({len_q}, {'L_k' if len_k is None else len_k}, d)"
         raise ValueError(f"a must have shape (L_q, L_k, d) = {want}, got {tuple(a.shape)}")
@@ -65,10 +70,11 @@ def relative_scores(q: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
 
     ``q``: ``(..., L_q, d_k)``; ``a``: ``(L_q, L_k, d_k)``. Returns ``(..., L_q, L_k)``
     (not yet divided by ``sqrt(d_k)``).
+    Derived in notebook 11 (by hand there).
     """
-    check_tensor("q", q, min_ndim=2, floating=True)
-    _check_table(a, q.shape[-2])
-    check_same_dtype("q", q, "a", a)
+    require_tensor("q", q, min_ndim=2, floating=True)
+    _require_table(a, q.shape[-2])
+    require_same_dtype("q", q, "a", a)
     if a.shape[-1] != q.shape[-1]:
         raise ValueError(f"a and q must share d_k, got a {tuple(a.shape)} and q {tuple(q.shape)}")
     return torch.einsum("...id,ijd->...ij", q, a)
@@ -79,25 +85,27 @@ def relative_values(weights: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
 
     ``weights``: attention weights ``(..., L_q, L_k)``; ``a``: ``(L_q, L_k, d_v)``.
     Returns ``(..., L_q, d_v)``, to be added to ``weights @ v``.
+    Derived in notebook 11.
     """
-    check_tensor("weights", weights, min_ndim=2, floating=True)
-    _check_table(a, weights.shape[-2], weights.shape[-1])
-    check_same_dtype("weights", weights, "a", a)
+    require_tensor("weights", weights, min_ndim=2, floating=True)
+    _require_table(a, weights.shape[-2], weights.shape[-1])
+    require_same_dtype("weights", weights, "a", a)
     return torch.einsum("...ij,ijd->...id", weights, a)
 
 
-class RelativePositionEmbedding(nn.Module):
+class RelativePositionalEmbedding(nn.Module):
     """``2 * max_distance + 1`` learned vectors of width ``d_k``, one per clipped offset.
 
     ``weight[r]`` is the vector for offset ``r - max_distance``. ``forward(len_q, len_k)`` returns
     the table ``a (L_q, L_k, d_k)``; :meth:`scores` and :meth:`values` compute the two
     attention terms without building it.
+    Derived in notebook 11.
     """
 
     def __init__(self, max_distance: int, d_k: int):
         super().__init__()
-        self.max_distance = check_int("max_distance", max_distance, minimum=0)
-        self.d_k = check_int("d_k", d_k, minimum=1)
+        self.max_distance = require_int("max_distance", max_distance, minimum=0)
+        self.d_k = require_int("d_k", d_k, minimum=1)
         # Small at initialisation: the model starts close to content-only attention.
         self.weight = nn.Parameter(torch.randn(2 * self.max_distance + 1, self.d_k) * 0.02)
 
@@ -107,7 +115,7 @@ class RelativePositionEmbedding(nn.Module):
     def _index(self, len_q: int, len_k: int, query_offset: int = 0) -> torch.Tensor:
         """Rows of ``self.weight`` for queries at ``query_offset .. query_offset + L_q - 1``
         (later than 0 when earlier keys come from a cache) and keys at ``0 .. L_k - 1``."""
-        query_offset = check_int("query_offset", query_offset, minimum=0)
+        query_offset = require_int("query_offset", query_offset, minimum=0)
         offsets = relative_positions(
             query_offset + len_q, len_k, self.max_distance, device=self.weight.device
         )[query_offset:]  # (L_q, L_k)
@@ -122,12 +130,12 @@ class RelativePositionEmbedding(nn.Module):
 
         ``query_offset``: the position of the first query (incremental decoding, notebook 15).
         """
-        check_tensor("q", q, min_ndim=2, floating=True)
+        require_tensor("q", q, min_ndim=2, floating=True)
         if q.shape[-1] != self.d_k:
             raise ValueError(
                 f"q must have last dimension d_k={self.d_k}, got shape {tuple(q.shape)}"
             )
-        check_same_dtype("q", q, "the embedding's weight", self.weight)
+        require_same_dtype("q", q, "the embedding's weight", self.weight)
         per_offset = q @ self.weight.T  # (..., L_q, 2 * max_distance + 1)
         index = self._index(q.shape[-2], len_k, query_offset)  # (L_q, L_k)
         index = index.expand(*q.shape[:-1], len_k)  # (..., L_q, L_k)
@@ -138,9 +146,38 @@ class RelativePositionEmbedding(nn.Module):
 
         ``query_offset``: the position of the first query, as in :meth:`scores`.
         """
-        check_tensor("weights", weights, min_ndim=2, floating=True)
+        require_tensor("weights", weights, min_ndim=2, floating=True)
         index = self._index(*weights.shape[-2:], query_offset).expand_as(weights)  # (..., L_q, L_k)
         # Sum the weights of the keys that share an offset, then mix the offset vectors.
         per_offset = weights.new_zeros(*weights.shape[:-1], 2 * self.max_distance + 1)
         per_offset = per_offset.scatter_add(-1, index, weights)  # (..., L_q, 2 * max_distance + 1)
         return per_offset @ self.weight  # (..., L_q, d_k)
+
+
+class RelativePositionalAttention(PositionalAttention):
+    """Shaw et al.'s relative representations inside attention: learned vectors ``a^K`` for
+    the clipped offsets ``clip(j - i, -max_distance, max_distance)``, shared by all heads, whose
+    term ``q_i . a^K_ij / sqrt(d_k)`` joins the scores; with ``values=True`` a second table
+    ``a^V`` adds ``sum_j alpha_ij a^V_ij`` to each head's output.
+
+    What ``MultiHeadAttention(position=...)`` and the models' ``positional="relative"`` build
+    (the models: keys only, ``max_distance=relative_max_distance``). Derived in notebook 11.
+    """
+
+    def __init__(self, d_k: int, max_distance: int = 16, values: bool = False) -> None:
+        super().__init__()
+        require_bool("values", values)
+        self.d_k = require_int("d_k", d_k, minimum=1)
+        self.keys = RelativePositionalEmbedding(max_distance, d_k)
+        self.values = RelativePositionalEmbedding(max_distance, d_k) if values else None
+
+    @property
+    def needs_weights(self) -> bool:
+        return self.values is not None
+
+    def score_bias(self, q: torch.Tensor, len_k: int, offset: int) -> torch.Tensor:
+        # attention adds its bias after dividing q . k by sqrt(d_k): scale the term the same way
+        return self.keys.scores(q, len_k, offset) / math.sqrt(self.d_k)  # (B, H, L_q, L_k)
+
+    def value_term(self, weights: torch.Tensor, offset: int) -> torch.Tensor:
+        return self.values.values(weights, offset)  # (B, H, L_q, d_k)

@@ -23,7 +23,8 @@ from collections.abc import Sequence
 
 import torch
 
-from .._checks import check_choice, check_even, check_positive_float, check_tensor
+from .._checks import require_choice, require_even, require_positive_float, require_tensor
+from .base import PositionalAttention
 
 __all__ = [
     "ROTARY_LAYOUTS",
@@ -32,6 +33,7 @@ __all__ = [
     "rotate_interleaved",
     "interleaved_to_half_permutation",
     "apply_rotary",
+    "RotaryPositionalAttention",
 ]
 
 ROTARY_LAYOUTS = ("interleaved", "half")
@@ -43,9 +45,10 @@ def rotary_frequencies(
     """Angular frequencies ``omega_k = base**(-2k / d)`` for pairs ``k = 0 .. d/2 - 1``.
 
     Returns a tensor of shape ``(d // 2,)``, decreasing from 1.
+    Derived in notebook 11; used in notebook 15.
     """
-    d = check_even("d", d)
-    base = check_positive_float("base", base)
+    d = require_even("d", d)
+    base = require_positive_float("base", base)
     if not isinstance(dtype, torch.dtype):
         raise TypeError(f"dtype must be a torch.dtype such as torch.float32, got {dtype!r}")
     k = torch.arange(d // 2, dtype=torch.float64)  # pair index, NOT the dimension index
@@ -57,9 +60,14 @@ def rotate_half(x: torch.Tensor) -> torch.Tensor:
 
     With ``x`` in the half layout, ``x * cos + rotate_half(x) * sin`` rotates every pair
     ``(k, k + d/2)`` by its angle. Shape ``(..., d)`` in and out, ``d`` even.
+    Derived in notebook 11; used in notebook 13.
     """
-    check_tensor("x", x, min_ndim=1)
-    check_even("x.shape[-1]", x.shape[-1])
+    require_tensor("x", x, min_ndim=1)
+    require_even("x.shape[-1]", x.shape[-1])
+    return _rotate_half(x)
+
+
+def _rotate_half(x: torch.Tensor) -> torch.Tensor:
     x1, x2 = x.chunk(2, dim=-1)  # (..., d/2) each
     return torch.cat((-x2, x1), dim=-1)
 
@@ -68,9 +76,14 @@ def rotate_interleaved(x: torch.Tensor) -> torch.Tensor:
     """``(x_2k, x_2k+1) -> (-x_2k+1, x_2k)`` for every pair of neighbouring dimensions.
 
     The interleaved-layout twin of :func:`rotate_half`. Shape ``(..., d)`` in and out.
+    Derived in notebook 11.
     """
-    check_tensor("x", x, min_ndim=1)
-    check_even("x.shape[-1]", x.shape[-1])
+    require_tensor("x", x, min_ndim=1)
+    require_even("x.shape[-1]", x.shape[-1])
+    return _rotate_interleaved(x)
+
+
+def _rotate_interleaved(x: torch.Tensor) -> torch.Tensor:
     pairs = x.unflatten(-1, (-1, 2))  # (..., d/2, 2)
     return torch.stack((-pairs[..., 1], pairs[..., 0]), dim=-1).flatten(-2)
 
@@ -81,8 +94,9 @@ def interleaved_to_half_permutation(d: int) -> torch.Tensor:
     ``perm = [0, 2, 4, ..., d-2, 1, 3, ..., d-1]``: the first elements of every pair, then the
     second ones. Then ``apply_rotary(x)[..., perm] == apply_rotary(x[..., perm], layout="half")``.
     (Checkpoint converters permute the rows of ``W_q`` and ``W_k`` by exactly this index.)
+    Derived in notebook 11; used in notebook 13.
     """
-    d = check_even("d", d)
+    d = require_even("d", d)
     return torch.cat((torch.arange(0, d, 2), torch.arange(1, d, 2)))
 
 
@@ -91,7 +105,7 @@ def _positions_tensor(positions, seq_len: int, device: torch.device) -> torch.Te
         return torch.arange(seq_len, device=device)
     if isinstance(positions, Sequence) and not isinstance(positions, str):
         positions = torch.tensor(positions)
-    check_tensor("positions", positions)
+    require_tensor("positions", positions)
     if positions.dtype == torch.bool or positions.is_complex():
         raise TypeError(
             f"positions must be an integer or float tensor, got dtype {positions.dtype}"
@@ -124,30 +138,92 @@ def apply_rotary(
     ``(x_a cos theta - x_b sin theta, x_a sin theta + x_b cos theta)``.
     Position 0 is the identity and every pair keeps its length.
     """
-    check_tensor("x", x, min_ndim=2, floating=True)
-    d = check_even("x.shape[-1]", x.shape[-1])
-    layout = check_choice("layout", layout, ROTARY_LAYOUTS)
-    base = check_positive_float("base", base)
-    t = _positions_tensor(positions, x.shape[-2], x.device)
-
-    # Angles in float64 (float32 on devices without it) so that long positions stay accurate.
-    work = torch.float32 if x.device.type == "mps" else torch.float64
-    if frequencies is None:
-        omega = rotary_frequencies(d, base, dtype=work).to(x.device)  # (d/2,)
-    else:
-        check_tensor("frequencies", frequencies, ndim=1, floating=True)
-        if frequencies.shape[0] != d // 2:
-            raise ValueError(
-                f"frequencies must have shape (d/2,) = ({d // 2},) for x of width d={d}, got "
-                f"{tuple(frequencies.shape)}"
-            )
-        omega = frequencies.to(device=x.device, dtype=work)  # (d/2,)
-    angles = t.to(work)[..., None] * omega  # (..., seq_len, d/2)
+    t, omega = _rotary_inputs(x, positions, base, layout, frequencies)  # float64 (or 32)
+    angles = t[..., None] * omega  # (..., seq_len, d/2): theta = t * omega_k
     if layout == "interleaved":
         angles = angles.repeat_interleave(2, dim=-1)  # (..., seq_len, d): theta_0, theta_0, ...
-        rotated = rotate_interleaved(x)
+        rotated = _rotate_interleaved(x)
     else:
         angles = torch.cat((angles, angles), dim=-1)  # (..., seq_len, d): theta_0, theta_1, ...
-        rotated = rotate_half(x)
+        rotated = _rotate_half(x)
     cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
     return x * cos + rotated * sin  # (..., seq_len, d)
+
+
+def _rotary_inputs(x, positions, base, layout, frequencies) -> tuple[torch.Tensor, torch.Tensor]:
+    """Check :func:`apply_rotary`'s arguments; return the positions ``(..., seq_len)`` and the
+    frequencies ``(d/2,)`` on ``x``'s device, in float64 (float32 on devices without it) so
+    that long positions stay accurate."""
+    require_tensor("x", x, min_ndim=2, floating=True)
+    d = require_even("x.shape[-1]", x.shape[-1])
+    require_choice("layout", layout, ROTARY_LAYOUTS)
+    base = require_positive_float("base", base)
+    t = _positions_tensor(positions, x.shape[-2], x.device)
+    work = torch.float32 if x.device.type == "mps" else torch.float64
+    if frequencies is None:
+        return t.to(work), rotary_frequencies(d, base, dtype=work).to(x.device)
+    require_tensor("frequencies", frequencies, ndim=1, floating=True)
+    if frequencies.shape[0] != d // 2:
+        raise ValueError(
+            f"frequencies must have shape (d/2,) = ({d // 2},) for x of width d={d}, got "
+            f"{tuple(frequencies.shape)}"
+        )
+    return t.to(work), frequencies.to(device=x.device, dtype=work)
+
+
+class RotaryPositionalAttention(PositionalAttention):
+    """Rotary position inside attention: every head's queries and keys turned by their
+    positions (interleaved layout), so that ``q_m . k_n`` depends on ``n - m`` only.
+
+    ``RotaryPositionalAttention(d_k, base)`` is what ``MultiHeadAttention(position=...)`` and
+    the models' ``positional="rotary"`` build. :meth:`set_frequencies` swaps in other
+    frequencies and a query/key factor (long contexts). Derived in notebook 11; stretched in
+    notebook 15.
+    """
+
+    def __init__(self, d_k: int, base: float = 10000.0) -> None:
+        super().__init__()
+        self.d_k = require_even("d_k", d_k)
+        self.base = require_positive_float("base", base)
+        # Frequencies other than base**(-2k/d_k) and a factor on queries and keys: see
+        # set_frequencies (notebook 15). None and 1.0: plain rotary.
+        self.register_buffer("frequencies", None, persistent=False)  # (d_k/2,) or None
+        self.attention_scale = 1.0
+
+    def set_frequencies(
+        self, frequencies: torch.Tensor | None, attention_scale: float = 1.0
+    ) -> None:
+        """Rotate with ``frequencies (d_k/2,)`` instead of ``base``'s, and multiply the rotated
+        queries and keys by ``attention_scale`` (YaRN's temperature); ``None`` and 1.0 restore plain
+        rotary. :func:`~helpers.encodings.scaled_rotary_frequencies` makes them (notebook 15)."""
+        if frequencies is not None:
+            require_tensor("frequencies", frequencies, ndim=1, floating=True)
+            if frequencies.shape[0] != self.d_k // 2:
+                raise ValueError(
+                    f"frequencies must have shape (d_k/2,) = ({self.d_k // 2},), got "
+                    f"{tuple(frequencies.shape)}"
+                )
+        self.frequencies = frequencies
+        self.attention_scale = require_positive_float("attention_scale", attention_scale)
+
+    def rotate(
+        self, q: torch.Tensor, k: torch.Tensor, offset: int
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Queries and keys ``(..., L, d_k)`` at positions ``offset, offset + 1, ...``."""
+        q = apply_rotary(q, _from(offset, q), self.base, frequencies=self.frequencies)
+        k = apply_rotary(k, _from(offset, k), self.base, frequencies=self.frequencies)
+        scale = self.attention_scale
+        if scale != 1.0:  # YaRN: q . k grows by scale**2, a lower softmax temperature
+            q, k = q * scale, k * scale
+        return q, k
+
+    def extra_repr(self) -> str:
+        return f"d_k={self.d_k}, base={self.base:g}"
+
+
+def _from(offset: int, x: torch.Tensor) -> torch.Tensor | None:
+    """Positions ``offset .. offset + L - 1`` of the rows of ``x (..., L, d)``; None (the
+    default ``0 .. L - 1``) without an offset."""
+    if offset == 0:
+        return None
+    return torch.arange(offset, offset + x.shape[-2], device=x.device)

@@ -22,7 +22,7 @@ import math
 
 import torch
 
-from .._checks import check_choice, check_even, check_int, check_positive_float
+from .._checks import require_choice, require_even, require_int, require_positive_float
 from .rotary import rotary_frequencies
 
 __all__ = ["ROTARY_SCALINGS", "scaled_rotary_frequencies"]
@@ -64,16 +64,16 @@ def scaled_rotary_frequencies(
     float64 tensor ``(d/2,)``, and the factor to multiply queries and keys by, each (1.0 except
     for YaRN). Derived in notebook 15.
     """
-    d = check_even("d", d)
+    d = require_even("d", d)
     if d < 4:
         raise ValueError(f"d must be an even integer >= 4 (NTK scaling divides by d - 2), got {d}")
-    method = check_choice("method", method, ROTARY_SCALINGS)
-    factor = check_positive_float("factor", factor)
+    method = require_choice("method", method, ROTARY_SCALINGS)
+    factor = require_positive_float("factor", factor)
     if factor < 1:
         raise ValueError(
             f"factor must be >= 1 (the new length over the training one), got {factor}"
         )
-    base = check_positive_float("base", base)
+    base = require_positive_float("base", base)
     if base <= 1:
         raise ValueError(
             f"base must be > 1 (frequencies must fall with the pair index), got {base}"
@@ -87,9 +87,9 @@ def scaled_rotary_frequencies(
 
     if original_max_len is None:
         raise ValueError("original_max_len (the training length) is required for method='yarn'")
-    original_max_len = check_int("original_max_len", original_max_len, minimum=1)
-    beta_fast = check_positive_float("beta_fast", beta_fast)
-    beta_slow = check_positive_float("beta_slow", beta_slow)
+    original_max_len = require_int("original_max_len", original_max_len, minimum=1)
+    beta_fast = require_positive_float("beta_fast", beta_fast)
+    beta_slow = require_positive_float("beta_slow", beta_slow)
     if beta_slow >= beta_fast:
         raise ValueError(f"beta_slow must be < beta_fast, got {beta_slow} and {beta_fast}")
     low, high = _yarn_correction_range(d, base, original_max_len, beta_fast, beta_slow)

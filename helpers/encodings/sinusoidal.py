@@ -15,7 +15,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from .._checks import check_even, check_int, check_positive_float, check_probability, check_tensor
+from .._checks import require_even, require_int, require_positive_float, require_probability
+from .base import require_rows
 
 __all__ = [
     "frequencies",
@@ -24,14 +25,17 @@ __all__ = [
     "offset_matrix",
 ]
 
+_LONGER = "build the module with a larger max_len (the formula works for any position)"
+
 
 def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
     """Angular frequencies ``omega_k = base**(-2k / d_model)`` for ``k = 0 .. d_model/2 - 1``.
 
     Returns a float64 array of shape ``(d_model // 2,)``, decreasing from 1.
+    Derived in notebook 03; used in notebooks 04, 13 and 15.
     """
-    d_model = check_even("d_model", d_model)
-    base = check_positive_float("base", base)
+    d_model = require_even("d_model", d_model)
+    base = require_positive_float("base", base)
     k = np.arange(d_model // 2)  # pair index, NOT the dimension index
     return base ** (-2.0 * k / d_model)
 
@@ -42,8 +46,9 @@ def sinusoidal_encoding(num_positions: int, d_model: int, base: float = 10000.0)
     Returns a float64 array ``PE`` of shape ``(num_positions, d_model)`` in the paper's
     interleaved layout: ``PE[t, 2k] = sin(t * omega_k)``, ``PE[t, 2k+1] = cos(t * omega_k)``.
     Row 0 is ``[0, 1, 0, 1, ...]``; every value lies in [-1, 1].
+    Derived in notebook 03; used in most lessons after it.
     """
-    num_positions = check_int("num_positions", num_positions, minimum=0)
+    num_positions = require_int("num_positions", num_positions, minimum=0)
     omega = frequencies(d_model, base)  # (d_model/2,)
     t = np.arange(num_positions, dtype=np.float64)[:, None]  # (num_positions, 1)
     angles = t * omega[None, :]  # (num_positions, d_model/2)
@@ -61,6 +66,7 @@ class SinusoidalPositionalEncoding(nn.Module):
     The table ``PE`` (``max_len, d_model``) is computed once and kept in a registered,
     non-persistent buffer named ``pe``: it follows ``.to(device)`` and ``.double()`` like a
     parameter, is never trained, and stays out of ``state_dict`` (it can always be recomputed).
+    Derived in notebook 03; used in notebooks 05 and 13.
     """
 
     pe: torch.Tensor
@@ -69,10 +75,10 @@ class SinusoidalPositionalEncoding(nn.Module):
         self, d_model: int, max_len: int = 512, base: float = 10000.0, dropout: float = 0.0
     ) -> None:
         super().__init__()
-        self.d_model = check_even("d_model", d_model)
-        self.max_len = check_int("max_len", max_len, minimum=1)
-        self.base = check_positive_float("base", base)
-        self.dropout = nn.Dropout(check_probability("dropout", dropout))
+        self.d_model = require_even("d_model", d_model)
+        self.max_len = require_int("max_len", max_len, minimum=1)
+        self.base = require_positive_float("base", base)
+        self.dropout = nn.Dropout(require_probability("dropout", dropout))
         table = sinusoidal_encoding(self.max_len, self.d_model, self.base)  # float64
         pe = torch.tensor(table, dtype=torch.get_default_dtype())  # (max_len, d_model)
         self.register_buffer("pe", pe, persistent=False)
@@ -80,20 +86,7 @@ class SinusoidalPositionalEncoding(nn.Module):
     def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
         """``x (batch, seq_len, d_model)`` -> ``dropout(x + PE[offset : offset + seq_len])``, same
         shape and dtype. ``offset`` > 0: the tokens continue a cached prefix (notebook 15)."""
-        check_tensor("x", x, ndim=3, floating=True)
-        offset = check_int("offset", offset, minimum=0)
-        seq_len = x.shape[1]
-        end = offset + seq_len  # one past the last position
-        if x.shape[-1] != self.d_model:
-            raise ValueError(
-                f"x must have last dimension d_model={self.d_model}, got shape {tuple(x.shape)}"
-            )
-        if end > self.max_len:
-            length = f"seq_len={seq_len}" if offset == 0 else f"offset + seq_len={end}"
-            raise ValueError(
-                f"{length} is longer than max_len={self.max_len}: build the module "
-                f"with a larger max_len (the formula works for any position)"
-            )
+        end = require_rows(x, offset, self.d_model, self.max_len, _LONGER)
         return self.dropout(x + self.pe[offset:end].to(dtype=x.dtype))  # (batch, seq_len, d_model)
 
     def extra_repr(self) -> str:
@@ -107,6 +100,7 @@ def offset_matrix(offset: float, d_model: int, base: float = 10000.0) -> np.ndar
     [-sin(omega_k phi), cos(omega_k phi)]]`` acting on ``(sin(omega_k t), cos(omega_k t))``, a
     rotation by ``-omega_k phi`` in the (sin, cos) plane. It does not depend on ``t``; ``phi`` may
     be negative or fractional. ``M(phi)`` is orthogonal and ``M(a) @ M(b) == M(a + b)``.
+    Derived in notebook 04; used in notebooks 08 and 13.
     """
     if isinstance(offset, bool) or not isinstance(offset, numbers.Real):
         raise TypeError(

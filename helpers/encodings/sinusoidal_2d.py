@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import check_int, check_positive_float
+from .._checks import require_int, require_positive_float
 from .sinusoidal import sinusoidal_encoding
 
 __all__ = ["sinusoidal_encoding_2d"]
@@ -24,15 +24,16 @@ def sinusoidal_encoding_2d(
 
     ``PE[r, c, :d_model/2] = sinusoidal_encoding(height, d_model/2)[r]`` (the row) and
     ``PE[r, c, d_model/2:] = sinusoidal_encoding(width, d_model/2)[c]`` (the column).
+    Derived in notebook 11.
     """
-    height = check_int("height", height, minimum=1)
-    width = check_int("width", width, minimum=1)
-    d_model = check_int("d_model", d_model, minimum=1)
+    height = require_int("height", height, minimum=1)
+    width = require_int("width", width, minimum=1)
+    d_model = require_int("d_model", d_model, minimum=1)
     if d_model % 4:
         raise ValueError(
             f"d_model must be divisible by 4 (two halves made of sin/cos pairs), got {d_model}"
         )
-    base = check_positive_float("base", base)
+    base = require_positive_float("base", base)
     half = d_model // 2
     rows = sinusoidal_encoding(height, half, base)  # (height, d_model/2)
     cols = sinusoidal_encoding(width, half, base)  # (width, d_model/2)
