@@ -11,24 +11,9 @@ from __future__ import annotations
 import inspect
 import re
 
-import pytest
 from _public_api import public_modules
 
 NOTEBOOK = re.compile(r"\bnotebooks? \d{2}\b")
-
-# Modules restructured on another branch at the time this test was written (issue 13): their
-# docstrings get their notebook there. Skipped here; the lead empties this set after merging.
-PENDING_CORE_MODULES = {
-    "helpers.attention",
-    "helpers.transformer",
-    "helpers.encodings.alibi",
-    "helpers.encodings.embedding",
-    "helpers.encodings.learned",
-    "helpers.encodings.relative",
-    "helpers.encodings.rotary",
-    "helpers.encodings.sinusoidal",
-    "helpers.encodings.sinusoidal_2d",
-}
 
 
 def public_objects() -> dict[str, object]:
@@ -49,25 +34,12 @@ def _without_notebook(objects: dict[str, object]) -> list[str]:
 
 
 def test_every_public_function_and_class_names_its_notebook():
-    objects = {
-        label: obj
-        for label, obj in public_objects().items()
-        if obj.__module__ not in PENDING_CORE_MODULES
-    }
+    objects = public_objects()
     assert len(objects) >= 50, "the walk found too few objects: is the package importable?"
     missing = _without_notebook(objects)
     assert not missing, (
         "docstrings that name no notebook (add 'Derived in notebook NN.' or "
         f"'Used in notebooks NN and MM.'): {missing}"
-    )
-
-
-@pytest.mark.parametrize("module", sorted(PENDING_CORE_MODULES))
-def test_pending_modules_are_real_and_still_pending(module):
-    objects = {k: v for k, v in public_objects().items() if v.__module__ == module}
-    assert objects, f"{module} defines no public function or class: remove it from the set"
-    assert _without_notebook(objects), (
-        f"every docstring of {module} names its notebook: remove it from PENDING_CORE_MODULES"
     )
 
 
