@@ -32,6 +32,7 @@ from helpers.encodings import (
 )
 from helpers.exercises import _core
 from helpers.exercises import modern as modern_ex
+from helpers.exercises import transformer as transformer_ex
 from helpers.training import noam_lr
 from helpers.transformer import greedy_decode
 
@@ -78,6 +79,10 @@ RIGHT_AND_WRONG = {
     "check_layer_norm": (
         lambda x, g, b, eps: F.layer_norm(x, (x.shape[-1],), g, b, eps),
         lambda x, g, b, eps: F.layer_norm(x, (x.shape[-1],), None, None, eps),
+    ),
+    "check_smoothing_floor": (
+        transformer_ex._smoothing_floor,
+        lambda v, eps: transformer_ex._smoothing_floor(v, eps) * 1.01,
     ),
     "check_noam_lr": (noam_lr, lambda step, d, w: noam_lr(step, d, w) * 1.001),
     "check_greedy_decode": (

@@ -21,7 +21,12 @@ from .modern import (
     check_relative_positions,
     check_rotary,
 )
-from .transformer import check_greedy_decode, check_layer_norm, check_noam_lr
+from .transformer import (
+    check_greedy_decode,
+    check_layer_norm,
+    check_noam_lr,
+    check_smoothing_floor,
+)
 
 __all__ = [
     "check_sinusoidal",
@@ -40,6 +45,7 @@ __all__ = [
     "check_causal_mask",
     "check_padding_mask",
     "check_layer_norm",
+    "check_smoothing_floor",
     "check_noam_lr",
     "check_greedy_decode",
 ]

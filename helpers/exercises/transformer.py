@@ -1,8 +1,9 @@
-"""Checkers for the Transformer exercises (notebooks 09-10): LayerNorm, the warm-up schedule,
-greedy decoding."""
+"""Checkers for the Transformer exercises (notebooks 09-10): LayerNorm, the label-smoothing loss
+floor, the warm-up schedule, greedy decoding."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import torch
@@ -14,7 +15,7 @@ from ..training import noam_lr
 from ..transformer import greedy_decode
 from ._core import Case, Mistake, cases_from, run_checker
 
-__all__ = ["check_layer_norm", "check_noam_lr", "check_greedy_decode"]
+__all__ = ["check_layer_norm", "check_smoothing_floor", "check_noam_lr", "check_greedy_decode"]
 
 
 # ------------------------------------------------------------------------------ LayerNorm
@@ -132,6 +133,74 @@ def check_noam_lr(fn: Callable) -> bool:
         cases,
         mistakes,
         generic_hint="lr = d_model**-0.5 * min(step**-0.5, step * warmup**-1.5).",
+    )
+
+
+# ------------------------------------------------------------------------------ label smoothing
+
+_SMOOTHING_ARGS = [(13, 0.1), (37_000, 0.1), (2, 0.5), (100, 0.3), (50, 0.9)]
+
+
+def _entropy(probabilities: list[tuple[float, int]], log=math.log) -> float:
+    """``-sum count * p * log(p)`` over ``(p, count)`` pairs, with ``0 log 0 = 0``."""
+    return -sum(count * p * log(p) for p, count in probabilities if p > 0)
+
+
+def _smoothing_floor(vocab_size: int, eps: float) -> float:
+    """The smallest label-smoothed cross-entropy, in nats: the entropy of the target
+    ``q = (1 - eps) one_hot + eps / vocab_size`` (PyTorch's convention)."""
+    return _entropy([(1 - eps + eps / vocab_size, 1), (eps / vocab_size, vocab_size - 1)])
+
+
+def _floor_over_wrong_tokens(vocab_size: int, eps: float) -> float:
+    return _entropy([(1 - eps, 1), (eps / (vocab_size - 1), vocab_size - 1)])
+
+
+def _floor_right_token_only(vocab_size: int, eps: float) -> float:
+    return -math.log(1 - eps + eps / vocab_size)
+
+
+def _floor_in_bits(vocab_size: int, eps: float) -> float:
+    return _entropy(
+        [(1 - eps + eps / vocab_size, 1), (eps / vocab_size, vocab_size - 1)], log=math.log2
+    )
+
+
+def _floor_without_right_share(vocab_size: int, eps: float) -> float:
+    return _entropy([(1 - eps, 1), (eps / vocab_size, vocab_size - 1)])
+
+
+def check_smoothing_floor(fn: Callable) -> bool:
+    """Check ``fn(vocab_size, eps)``: the loss floor of label smoothing ``eps`` over
+    ``vocab_size`` tokens, in nats, as ``helpers.training.sequence_loss`` smooths."""
+    cases = [
+        Case(args, _smoothing_floor(*args), "vocab_size={}, eps={}".format(*args))
+        for args in _SMOOTHING_ARGS
+    ]
+    mistakes = [
+        Mistake(
+            _floor_over_wrong_tokens,
+            "you spread eps over the vocab_size - 1 wrong tokens; sequence_loss (PyTorch's "
+            "label_smoothing) spreads it over all vocab_size tokens, the right one included.",
+        ),
+        Mistake(
+            _floor_right_token_only,
+            "you returned -log q(y), the right token's term alone; the floor is the entropy of "
+            "the whole target, -sum_v q(v) log q(v), wrong tokens included.",
+        ),
+        Mistake(_floor_in_bits, "the loss is in nats (natural log), not bits (log2)."),
+        Mistake(
+            _floor_without_right_share,
+            "the right token also gets its share of the spread mass: q(y) = 1 - eps + "
+            "eps / vocab_size, not 1 - eps (your q does not sum to 1).",
+        ),
+    ]
+    return run_checker(
+        "check_smoothing_floor",
+        fn,
+        cases,
+        mistakes,
+        generic_hint="the floor is H(q) with q(y) = 1 - eps + eps/V and q(v) = eps/V otherwise.",
     )
 
 
