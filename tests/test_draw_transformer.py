@@ -150,8 +150,8 @@ def test_draws_on_a_given_axes():
     [
         ({"variant": "encoder-only"}, ValueError, "variant must be one of"),
         ({"variant": 3}, TypeError, "variant must be a string"),
-        ({"norm_first": "yes"}, TypeError, "norm_first must be True or False"),
-        ({"norm_first": 1}, TypeError, "norm_first must be True or False"),
+        ({"norm_first": "yes"}, TypeError, "norm_first must be a bool"),
+        ({"norm_first": 1}, TypeError, "norm_first must be a bool"),
         ({"highlight": "positions"}, ValueError, "highlight must be one of"),
         ({"highlight": ["masks"]}, TypeError, "highlight must be a string"),
         ({"variant": "decoder-only", "highlight": "cross_attention"}, ValueError, "decoder-only"),

@@ -172,7 +172,10 @@ def _floor_without_right_share(vocab_size: int, eps: float) -> float:
 
 def check_smoothing_floor(fn: Callable) -> bool:
     """Check ``fn(vocab_size, eps)``: the loss floor of label smoothing ``eps`` over
-    ``vocab_size`` tokens, in nats, as ``helpers.training.sequence_loss`` smooths."""
+    ``vocab_size`` tokens, in nats, as ``helpers.training.sequence_loss`` smooths.
+
+    Used in notebook 09.
+    """
     cases = [
         Case(args, _smoothing_floor(*args), "vocab_size={}, eps={}".format(*args))
         for args in _SMOOTHING_ARGS
