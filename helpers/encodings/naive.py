@@ -303,18 +303,20 @@ CRITERIA: dict[str, Callable[..., bool]] = {
 """The four criteria by short name, in the order of the scoring table."""
 
 
+def _require_mapping(name: str, value: object, layout: str, at_least: str) -> None:
+    """Raise unless ``value`` is a non-empty mapping laid out as ``layout``."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{name} must be a dict {layout}, got {type(value).__name__} {value!r}")
+    if not value:
+        raise ValueError(f"{name} must hold at least {at_least}")
+
+
 def score_schemes(schemes: Mapping[str, Scheme]) -> dict[str, dict[str, bool]]:
     """Run every criterion on every scheme (silently): ``{scheme: {criterion: passed}}``.
 
     Used in notebooks 02 and 03.
     """
-    if not isinstance(schemes, Mapping):
-        raise TypeError(
-            "schemes must be a dict {name: encode function}, "
-            f"got {type(schemes).__name__} {schemes!r}"
-        )
-    if not schemes:
-        raise ValueError("schemes must map at least one name to an encode function")
+    _require_mapping("schemes", schemes, "{name: encode function}", "one name and its function")
     return {
         name: {criterion: check(encode, verbose=False) for criterion, check in CRITERIA.items()}
         for name, encode in schemes.items()
@@ -326,13 +328,9 @@ def format_score_table(scores: Mapping[str, Mapping[str, bool]]) -> str:
 
     Used in notebooks 02 and 03.
     """
-    if not isinstance(scores, Mapping):
-        raise TypeError(
-            "scores must be a dict {scheme: {criterion: passed}} as score_schemes returns, "
-            f"got {type(scores).__name__} {scores!r}"
-        )
-    if not scores:
-        raise ValueError("scores must hold at least one scheme")
+    _require_mapping(
+        "scores", scores, "{scheme: {criterion: passed}} as score_schemes returns", "one scheme"
+    )
     criteria = list(next(iter(scores.values())))
     first = max(len("scheme"), *(len(name) for name in scores))
     widths = [max(len(c), 3) for c in criteria]
