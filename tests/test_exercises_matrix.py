@@ -64,6 +64,10 @@ RIGHT_AND_WRONG = {
         modern_ex._ntk_frequencies,
         lambda d, factor, base: modern_ex._ntk_frequencies(d, factor, base) * 1.01,
     ),
+    "check_kv_cache_bytes": (
+        modern_ex._kv_cache_bytes,
+        lambda *args: modern_ex._kv_cache_bytes(*args) // 2,
+    ),
     "check_laplacian_pe": (laplacian_pe, lambda a, k: laplacian_pe(a, k)[:, ::-1]),
     "check_random_walk_pe": (random_walk_pe, lambda a, k: random_walk_pe(a, k) * 2),
     "check_accuracy_by_position": (

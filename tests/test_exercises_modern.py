@@ -8,6 +8,7 @@ from helpers.encodings import alibi_slopes, apply_rotary, relative_positions
 from helpers.exercises import (
     check_accuracy_by_position,
     check_alibi_slopes,
+    check_kv_cache_bytes,
     check_ntk_frequencies,
     check_relative_positions,
     check_rotary,
@@ -27,6 +28,7 @@ def stub(*args):
         (check_alibi_slopes, alibi_slopes),
         (check_accuracy_by_position, ex._accuracy_by_position),
         (check_ntk_frequencies, ex._ntk_frequencies),
+        (check_kv_cache_bytes, ex._kv_cache_bytes),
     ],
 )
 def test_right_answers_pass_and_stubs_are_reported(checker, right, capsys):
@@ -97,6 +99,9 @@ def test_answers_in_other_forms_pass(capsys):
         (check_ntk_frequencies, ex._ntk_as_interpolation, "position interpolation"),
         (check_ntk_frequencies, ex._ntk_base_times_factor, "power d / (d - 2)"),
         (check_ntk_frequencies, ex._ntk_dimension_index, "pair index"),
+        (check_kv_cache_bytes, ex._kv_cache_keys_only, "keys AND values"),
+        (check_kv_cache_bytes, ex._kv_cache_one_layer, "num_layers"),
+        (check_kv_cache_bytes, ex._kv_cache_bits, "already in bytes"),
     ],
 )
 def test_each_classic_mistake_fails_with_its_hint(checker, mistake, words, capsys):
@@ -172,3 +177,9 @@ def test_an_ntk_answer_written_with_numpy_and_a_loop_passes(capsys):
     assert check_ntk_frequencies(mine) is True
     assert check_ntk_frequencies(lambda d, f, b: np.ones(d // 2)) is False
     assert "the first frequency is 1" in capsys.readouterr().out
+
+
+def test_kv_cache_bytes_of_llama_2_7b():
+    # 32 layers, 32 heads of width 128, 4,096 tokens in 16-bit floats: exactly 2 GiB
+    assert ex._kv_cache_bytes(32, 32, 128, 4096, 2) == 2**31
+    assert check_kv_cache_bytes(lambda *args: float(ex._kv_cache_bytes(*args))) is True

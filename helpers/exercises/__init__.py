@@ -17,6 +17,7 @@ from .graph import check_laplacian_pe, check_random_walk_pe
 from .modern import (
     check_accuracy_by_position,
     check_alibi_slopes,
+    check_kv_cache_bytes,
     check_ntk_frequencies,
     check_relative_positions,
     check_rotary,
@@ -39,6 +40,7 @@ __all__ = [
     "check_alibi_slopes",
     "check_accuracy_by_position",
     "check_ntk_frequencies",
+    "check_kv_cache_bytes",
     "check_laplacian_pe",
     "check_random_walk_pe",
     "check_attention",

@@ -1,5 +1,6 @@
 """Checkers for the modern-encoding exercises: relative offsets, RoPE and ALiBi (notebook 11),
-next-token accuracy by position (notebook 12), NTK-aware rotary frequencies (notebook 15)."""
+next-token accuracy by position (notebook 12), NTK-aware rotary frequencies and the size of a
+key/value cache (notebook 15)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ __all__ = [
     "check_alibi_slopes",
     "check_accuracy_by_position",
     "check_ntk_frequencies",
+    "check_kv_cache_bytes",
 ]
 
 
@@ -382,4 +384,75 @@ def check_ntk_frequencies(fn: Callable[[int, float, float], object]) -> bool:
         cases,
         mistakes,
         generic_hint="the first frequency is 1 and the last is the unscaled last one / factor.",
+    )
+
+
+# --- key/value cache size (notebook 15) -----------------------------------------------------------
+
+_KV_CACHE_ARGS = [
+    (32, 32, 128, 4096, 2),
+    (2, 4, 16, 100, 4),
+    (12, 12, 64, 1024, 2),
+    (3, 1, 8, 7, 1),
+]
+
+
+def _kv_cache_bytes(
+    num_layers: int, num_heads: int, d_head: int, num_tokens: int, bytes_per_value: int
+) -> int:
+    # keys and values (2), each (num_heads, num_tokens, d_head) per layer
+    return 2 * num_layers * num_heads * d_head * num_tokens * bytes_per_value
+
+
+def _kv_cache_keys_only(
+    num_layers: int, num_heads: int, d_head: int, num_tokens: int, bytes_per_value: int
+) -> int:
+    return num_layers * num_heads * d_head * num_tokens * bytes_per_value
+
+
+def _kv_cache_one_layer(
+    num_layers: int, num_heads: int, d_head: int, num_tokens: int, bytes_per_value: int
+) -> int:
+    return 2 * num_heads * d_head * num_tokens * bytes_per_value
+
+
+def _kv_cache_bits(
+    num_layers: int, num_heads: int, d_head: int, num_tokens: int, bytes_per_value: int
+) -> int:
+    return 8 * _kv_cache_bytes(num_layers, num_heads, d_head, num_tokens, bytes_per_value)
+
+
+def check_kv_cache_bytes(fn: Callable[[int, int, int, int, int], object]) -> bool:
+    """Check ``fn(num_layers, num_heads, d_head, num_tokens, bytes_per_value)`` -> the bytes
+    of one sequence's key/value cache, ``2 * num_layers * num_heads * d_head * num_tokens *
+    bytes_per_value``.
+
+    The exercise of notebook 15.
+    """
+    cases = cases_from(
+        _kv_cache_bytes,
+        _KV_CACHE_ARGS,
+        "num_layers={}, num_heads={}, d_head={}, num_tokens={}, bytes_per_value={}".format,
+    )
+    mistakes = [
+        Mistake(
+            _kv_cache_keys_only,
+            "the cache holds keys AND values: two tensors per layer, so a factor 2.",
+        ),
+        Mistake(
+            _kv_cache_one_layer,
+            "every layer caches its own keys and values: multiply by num_layers.",
+        ),
+        Mistake(
+            _kv_cache_bits,
+            "bytes_per_value is already in bytes: do not multiply by 8.",
+        ),
+    ]
+    return run_checker(
+        "check_kv_cache_bytes",
+        fn,
+        cases,
+        mistakes,
+        generic_hint="one number per layer, per key or value, per head, per token, per head "
+        "dimension, times the bytes of one number.",
     )
