@@ -27,94 +27,45 @@ Adding a scheme the models can use, step by step:
 Everything public is re-exported here, so notebooks write ``from helpers.encodings import ...``.
 """
 
-from .alibi import alibi_bias, alibi_slopes
-from .base import PositionalAttention
-from .embedding import TokenAndPositionalEmbedding
-from .graph import laplacian_pe, random_walk_pe, shortest_path_distances
-from .learned import LearnedPositionalEmbedding
-from .naive import (
-    CRITERIA,
-    binary_encoding,
-    bounded_and_length_independent,
-    bounded_decreasing_encoding,
-    consistent_distance,
-    deterministic,
-    format_score_table,
-    index_encoding,
-    normalized_index_encoding,
-    random_encoding,
-    score_schemes,
-    single_sine_encoding,
-    unique_per_position,
+# Each module lists its public names in ``__all__``; the package re-exports exactly those.
+from . import (
+    alibi,
+    base,
+    embedding,
+    graph,
+    learned,
+    naive,
+    registry,
+    relative,
+    rotary,
+    rotary_scaling,
+    sinusoidal,
+    sinusoidal_2d,
 )
-from .registry import POSITION_SCHEMES, PositionScheme, require_scheme
-from .relative import (
-    RelativePositionalAttention,
-    RelativePositionalEmbedding,
-    relative_positions,
-    relative_scores,
-    relative_values,
-)
-from .rotary import (
-    ROTARY_LAYOUTS,
-    RotaryPositionalAttention,
-    apply_rotary,
-    interleaved_to_half_permutation,
-    rotary_frequencies,
-    rotate_half,
-    rotate_interleaved,
-)
-from .rotary_scaling import ROTARY_SCALINGS, scaled_rotary_frequencies
-from .sinusoidal import (
-    SinusoidalPositionalEncoding,
-    frequencies,
-    offset_matrix,
-    sinusoidal_encoding,
-)
-from .sinusoidal_2d import sinusoidal_encoding_2d
+from .alibi import *  # noqa: F403
+from .base import *  # noqa: F403
+from .embedding import *  # noqa: F403
+from .graph import *  # noqa: F403
+from .learned import *  # noqa: F403
+from .naive import *  # noqa: F403
+from .registry import *  # noqa: F403
+from .relative import *  # noqa: F403
+from .rotary import *  # noqa: F403
+from .rotary_scaling import *  # noqa: F403
+from .sinusoidal import *  # noqa: F403
+from .sinusoidal_2d import *  # noqa: F403
 
 __all__ = [
-    "frequencies",
-    "sinusoidal_encoding",
-    "SinusoidalPositionalEncoding",
-    "offset_matrix",
-    "LearnedPositionalEmbedding",
-    "TokenAndPositionalEmbedding",
-    "POSITION_SCHEMES",
-    "PositionScheme",
-    "require_scheme",
-    "PositionalAttention",
-    "index_encoding",
-    "normalized_index_encoding",
-    "bounded_decreasing_encoding",
-    "binary_encoding",
-    "single_sine_encoding",
-    "random_encoding",
-    "unique_per_position",
-    "consistent_distance",
-    "bounded_and_length_independent",
-    "deterministic",
-    "CRITERIA",
-    "score_schemes",
-    "format_score_table",
-    "apply_rotary",
-    "rotate_half",
-    "rotate_interleaved",
-    "rotary_frequencies",
-    "interleaved_to_half_permutation",
-    "ROTARY_LAYOUTS",
-    "RotaryPositionalAttention",
-    "scaled_rotary_frequencies",
-    "ROTARY_SCALINGS",
-    "alibi_slopes",
-    "alibi_bias",
-    "relative_positions",
-    "relative_scores",
-    "relative_values",
-    "RelativePositionalEmbedding",
-    "RelativePositionalAttention",
-    "sinusoidal_encoding_2d",
-    "laplacian_pe",
-    "random_walk_pe",
-    "shortest_path_distances",
+    *sinusoidal.__all__,
+    *learned.__all__,
+    *embedding.__all__,
+    *naive.__all__,
+    *rotary.__all__,
+    *rotary_scaling.__all__,
+    *alibi.__all__,
+    *relative.__all__,
+    *sinusoidal_2d.__all__,
+    *base.__all__,
+    *registry.__all__,
+    *graph.__all__,
 ]
