@@ -1,6 +1,7 @@
 """RoPE stays accurate where float32 would not: frequencies and angles at positions around 1e5
 match a float64 reference written here, and position tensors with batch dimensions (more than
-one dimension) rotate each row by its own positions, in both layouts."""
+one dimension) rotate each row by its own positions, in both layouts. Frequencies swapped in for
+long contexts turn queries and keys alike, and are never saved with the model."""
 
 import math
 
@@ -8,7 +9,9 @@ import numpy as np
 import pytest
 import torch
 
-from helpers.encodings import apply_rotary, rotary_frequencies
+from helpers import seed_everything
+from helpers.encodings import RotaryPositionalAttention, apply_rotary, rotary_frequencies
+from helpers.transformer import DecoderOnlyTransformer, set_rotary_scaling
 
 
 def reference_frequencies(d: int, base: float) -> np.ndarray:
@@ -56,3 +59,27 @@ def test_batched_positions_rotate_each_row_by_its_own(layout, batch_shape):
     for index in np.ndindex(*batch_shape):
         expected = apply_rotary(x[index], positions[index], layout=layout)
         torch.testing.assert_close(rotated[index], expected)
+
+
+def test_set_frequencies_turns_queries_and_keys_alike():
+    """omega = (pi/2, pi) at position 1: pair 0 turns a quarter, (a, b) -> (-b, a); pair 1 a
+    half, (a, b) -> (-a, -b). Both queries and keys, or q . k would not depend on n - m only."""
+    module = RotaryPositionalAttention(4)
+    module.set_frequencies(torch.tensor([math.pi / 2, math.pi], dtype=torch.float64))
+    x = torch.tensor([[[1.0, 2.0, 3.0, 4.0]]])  # (1, L=1, d_k=4)
+    q, k = module.rotate(x, 2 * x, offset=1)  # the one row sits at position 1
+    expected = torch.tensor([[[-2.0, 1.0, -3.0, -4.0]]])
+    torch.testing.assert_close(q, expected)
+    torch.testing.assert_close(k, 2 * expected)
+
+
+def test_scaled_frequencies_are_not_saved_with_the_model():
+    """set_rotary_scaling is applied after loading (notebook 15): a checkpoint of a scaled model
+    has the keys of a plain one and loads, strictly, into a fresh model."""
+    seed_everything(0)
+    model = DecoderOnlyTransformer(11, d_model=8, num_heads=2, num_layers=1, positional="rotary")
+    plain_keys = set(model.state_dict())
+    set_rotary_scaling(model, "linear", 2.0)
+    assert set(model.state_dict()) == plain_keys
+    fresh = DecoderOnlyTransformer(11, d_model=8, num_heads=2, num_layers=1, positional="rotary")
+    fresh.load_state_dict(model.state_dict())  # strict: no unexpected frequencies
