@@ -10,7 +10,13 @@ import pytest
 import torch
 
 from helpers import seed_everything
-from helpers.encodings import RotaryPositionalAttention, apply_rotary, rotary_frequencies
+from helpers.encodings import (
+    RotaryPositionalAttention,
+    apply_rotary,
+    rotary_frequencies,
+    scaled_rotary_frequencies,
+)
+from helpers.encodings.rotary_scaling import _yarn_correction_range
 from helpers.transformer import DecoderOnlyTransformer, set_rotary_scaling
 
 
@@ -83,3 +89,21 @@ def test_scaled_frequencies_are_not_saved_with_the_model():
     assert set(model.state_dict()) == plain_keys
     fresh = DecoderOnlyTransformer(11, d_model=8, num_heads=2, num_layers=1, positional="rotary")
     fresh.load_state_dict(model.state_dict())  # strict: no unexpected frequencies
+
+
+@pytest.mark.parametrize(
+    ("d", "base", "original_max_len", "step", "kept"),
+    [
+        # 4 positions: fewer than one rotation of pair 0, so low = high = 0: only pair 0 kept
+        (8, 10000.0, 4, 0, [1.0, 0.0, 0.0, 0.0]),
+        # base 2, 700 positions: low = high = d - 1 = 3 (clipped): every pair kept
+        (4, 2.0, 700, 3, [1.0, 1.0]),
+    ],
+)
+def test_yarn_with_a_zero_width_ramp_is_a_step(d, base, original_max_len, step, kept):
+    """low == high: pairs k <= low keep omega_k, pairs above are divided by the factor."""
+    assert _yarn_correction_range(d, base, original_max_len, 32.0, 1.0) == (step, step)
+    omega, _ = scaled_rotary_frequencies(d, "yarn", 4.0, base, original_max_len)
+    keep = torch.tensor(kept, dtype=torch.float64)
+    expected = rotary_frequencies(d, base) * (keep + (1 - keep) / 4.0)
+    torch.testing.assert_close(omega, expected)
