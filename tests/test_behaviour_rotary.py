@@ -107,3 +107,15 @@ def test_yarn_with_a_zero_width_ramp_is_a_step(d, base, original_max_len, step, 
     keep = torch.tensor(kept, dtype=torch.float64)
     expected = rotary_frequencies(d, base) * (keep + (1 - keep) / 4.0)
     torch.testing.assert_close(omega, expected)
+
+
+def test_set_rotary_scaling_passes_yarn_options_on():
+    """beta_fast moves YaRN's ramp (low = 2 at 32 rotations, 3 at 8, for d_k = 16 and 4096
+    positions): the model gets the frequencies of the options it was given."""
+    model = DecoderOnlyTransformer(11, d_model=32, num_heads=2, num_layers=1, positional="rotary")
+    omega, _ = set_rotary_scaling(model, "yarn", 4.0, original_max_len=4096, beta_fast=8.0)
+    expected, _ = scaled_rotary_frequencies(16, "yarn", 4.0, original_max_len=4096, beta_fast=8.0)
+    default, _ = scaled_rotary_frequencies(16, "yarn", 4.0, original_max_len=4096)
+    assert not torch.allclose(expected, default)
+    torch.testing.assert_close(omega, expected)
+    torch.testing.assert_close(model.layers[0].self_attn.position.frequencies, expected)
