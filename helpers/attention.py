@@ -130,7 +130,7 @@ class LayerKVCache:
     def extend(self, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Append the new keys and values ``(B, H, L_new, d_k)``; return all of them."""
         require_tensor("k", k, ndim=4, floating=True)
-        require_tensor("v", v, ndim=4, floating=True)
+        require_tensor("v", v, floating=True)  # its rank: k's, as its shape must be k's
         if k.shape != v.shape or (self.keys is not None and k.shape[:2] != self.keys.shape[:2]):
             cached = None if self.keys is None else tuple(self.keys.shape)
             raise ValueError(

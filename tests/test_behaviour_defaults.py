@@ -70,6 +70,19 @@ DEFAULTS = {
         "position": None,
     },
     encodings.RotaryPositionalAttention: {"base": 10000.0},
+    encodings.consistent_distance: {
+        "lengths": (16, 64),
+        "max_delta": 8,
+        "tol": 1e-9,
+        "verbose": True,
+    },
+    encodings.scaled_rotary_frequencies: {  # YaRN's betas: the paper's 32 and 1
+        "base": 10000.0,
+        "original_max_len": None,
+        "beta_fast": 32.0,
+        "beta_slow": 1.0,
+    },
+    transformer.set_rotary_scaling: {"factor": 1.0, "original_max_len": None},
     encodings.RelativePositionalAttention: {"max_distance": 16, "values": False},
 }
 

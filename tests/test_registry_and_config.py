@@ -46,6 +46,9 @@ def test_models_keep_their_arguments_in_one_validated_config():
 @pytest.mark.parametrize(
     ("kwargs", "error", "words"),
     [
+        ({"d_model": 0}, ValueError, "d_model"),
+        ({"d_ff": 0}, ValueError, "d_ff"),
+        ({"max_len": 0}, ValueError, "max_len"),
         ({"num_layers": 0}, ValueError, "num_layers"),
         ({"d_model": 10, "num_heads": 4}, ValueError, "divisible"),
         ({"positional": "rope"}, ValueError, "positional"),
