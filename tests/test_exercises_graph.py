@@ -69,6 +69,7 @@ def test_an_independent_answer_passes(capsys):
         (check_laplacian_pe, ex._unnormalised, "unnormalised Laplacian D - A"),
         (check_laplacian_pe, ex._trivial_kept, "trivial eigenvector"),
         (check_laplacian_pe, ex._random_walk_laplacian, "D^-1 on one side only"),
+        (check_laplacian_pe, ex._zero_at_isolated, "isolated node needs L_ii = 1"),
         (check_laplacian_pe, ex._largest_eigenvalues, "largest eigenvalues"),
         (check_random_walk_pe, ex._from_step_zero, "step 0"),
         (check_random_walk_pe, ex._closed_walk_counts, "counts of closed walks"),
@@ -102,3 +103,17 @@ def test_d_inverse_on_the_right_gives_the_same_return_probabilities(capsys):
 
     assert check_random_walk_pe(right_side) is True
     capsys.readouterr()
+
+
+def test_the_networkx_convention_fails_only_on_the_isolated_node(capsys):
+    # D^-1/2 (D - A) D^-1/2 with 0 for isolated nodes, built by a learner: right on every
+    # connected case, wrong (L_ii = 0) on the isolated node, and the hint names the convention
+    def networkx_convention(a, k):
+        degree = a.sum(1)
+        d = np.where(degree > 0, 1 / np.sqrt(np.where(degree > 0, degree, 1.0)), 0.0)
+        laplacian = d[:, None] * (np.diag(degree) - a) * d[None, :]
+        return np.linalg.eigh(laplacian)[1][:, 1 : k + 1]
+
+    assert check_laplacian_pe(networkx_convention) is False
+    out = capsys.readouterr().out
+    assert "isolated node" in out and "L_ii = 1" in out, out

@@ -60,6 +60,13 @@ def _random_walk_laplacian(a: np.ndarray, k: int) -> np.ndarray:
     return _eigenvectors(np.eye(len(a)) - _degree_power(a, 1.0)[:, None] * a, slice(1, k + 1))
 
 
+def _zero_at_isolated(a: np.ndarray, k: int) -> np.ndarray:
+    """networkx's and scipy's convention D^-1/2 (D - A) D^-1/2: L_ii = 0 at an isolated node."""
+    d = _degree_power(a, 0.5)
+    laplacian = d[:, None] * (np.diag(a.sum(axis=1)) - a) * d[None, :]
+    return np.linalg.eigh(laplacian)[1][:, 1 : k + 1]
+
+
 def _largest_eigenvalues(a: np.ndarray, k: int) -> np.ndarray:
     d = _degree_power(a, 0.5)
     laplacian = np.eye(len(a)) - d[:, None] * a * d[None, :]
@@ -95,11 +102,19 @@ def check_laplacian_pe(fn: Callable[[np.ndarray, int], object]) -> bool:
     the 2nd to the (k+1)-th smallest eigenvalues (:func:`helpers.encodings.laplacian_pe`); each
     column may have either sign. Used in notebook 14."""
     cases = [Case((a, k), laplacian_pe(a, k), label) for a, k, label in _LAPLACIAN_CASES]
+    # the isolated-node convention comes before the trivial eigenvector: its extra zero
+    # eigenvalue puts a trivial-looking vector in column 1, and its hint names the cause
     mistakes = [
         Mistake(
             _aligned(_unnormalised),
             "these are eigenvectors of the unnormalised Laplacian D - A; normalise it: "
             "L = I - D^-1/2 A D^-1/2, so that high-degree nodes do not dominate.",
+        ),
+        Mistake(
+            _aligned(_zero_at_isolated),
+            "an isolated node needs L_ii = 1: use I - D^-1/2 A D^-1/2. The form "
+            "D^-1/2 (D - A) D^-1/2 (networkx's and scipy's) gives L_ii = 0 there, a second "
+            "zero eigenvalue.",
         ),
         Mistake(
             _aligned(_trivial_kept),
@@ -124,8 +139,9 @@ def check_laplacian_pe(fn: Callable[[np.ndarray, int], object]) -> bool:
         cases,
         mistakes,
         extract=_align_signs,
-        generic_hint="build D^-1/2 with 0 for isolated nodes (no division by zero), then "
-        "np.linalg.eigh(L) and the columns 1 .. k.",
+        generic_hint="build D^-1/2 with 0 for isolated nodes (no division by zero), form "
+        "L = I - D^-1/2 A D^-1/2 (so L_ii = 1 at an isolated node), then np.linalg.eigh(L) and "
+        "the columns 1 .. k.",
     )
 
 
