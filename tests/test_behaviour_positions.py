@@ -53,5 +53,6 @@ def test_relative_attention_builds_a_values_table_only_when_asked():
     keys_only, with_values = RelativePositionalAttention(4), RelativePositionalAttention(4, 2, True)
     assert keys_only.values is None and not keys_only.needs_weights
     assert list(keys_only.state_dict()) == ["keys.weight"]
+    assert keys_only.keys.weight.shape == (2 * 16 + 1, 4)  # max_distance = 16 by default
     assert with_values.needs_weights
     assert sorted(with_values.state_dict()) == ["keys.weight", "values.weight"]
