@@ -208,6 +208,8 @@ CASES: list[Bad] = [
         ValueError, "max_distance", "-1", "RelativePositionalAttention-negative-distance"),
     Bad(enc.RelativePositionalAttention, lambda: enc.RelativePositionalAttention(4, 2, 1),
         TypeError, "values", "1", "RelativePositionalAttention-values-int"),
+    Bad(enc.RelativePositionalAttention, lambda: enc.RelativePositionalAttention(0),
+        ValueError, "d_k", "0", "RelativePositionalAttention-zero-d_k"),
     Bad(MultiHeadAttention.forward, lambda: mha()(t(1, 3, 5), t(1, 3, 8), t(1, 3, 8)),
         ValueError, "query", "(1, 3, 5)", "MultiHeadAttention.forward-query-width"),
     Bad(MultiHeadAttention.forward, lambda: mha()(t(3, 8), t(3, 8), t(3, 8)),

@@ -28,6 +28,7 @@ from helpers.transformer import (
     EncoderLayer,
     TorchReferenceTransformer,
     Transformer,
+    set_rotary_scaling,
 )
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
@@ -77,6 +78,8 @@ def test_the_default_task_is_ten_symbols_sixteen_long():
     assert src.shape == (64, 16) and tgt.shape == (64, 18) and tgt.dtype == torch.long
     assert int(src.max()) == data.NUM_SPECIAL + 10 - 1
     src, _ = data.make_dataset("copy", 64)
+    assert src.shape == (64, 16) and int(src.max()) == data.NUM_SPECIAL + 9
+    src, _ = next(data.batch_stream("copy", 64))
     assert src.shape == (64, 16) and int(src.max()) == data.NUM_SPECIAL + 9
 
 
@@ -220,11 +223,21 @@ def test_scaled_frequencies_at_their_boundaries():
     scaled_rotary_frequencies(8, "yarn", 2.0, original_max_len=1)
     with pytest.raises(ValueError, match="beta_slow must be < beta_fast"):
         scaled_rotary_frequencies(8, "yarn", 2.0, original_max_len=64, beta_fast=4.0, beta_slow=4.0)
-    default, _ = scaled_rotary_frequencies(64, "yarn", 4.0, original_max_len=4096)
-    explicit, _ = scaled_rotary_frequencies(
-        64, "yarn", 4.0, original_max_len=4096, beta_fast=32.0, beta_slow=1.0
+    for original_max_len in (2048, 4096):  # at 2048, beta_fast = 33 would move the ramp
+        default, _ = scaled_rotary_frequencies(64, "yarn", 4.0, original_max_len=original_max_len)
+        explicit, _ = scaled_rotary_frequencies(
+            64, "yarn", 4.0, original_max_len=original_max_len, beta_fast=32.0, beta_slow=1.0
+        )
+        torch.testing.assert_close(default, explicit, rtol=0, atol=0)
+
+
+def test_rotary_scaling_by_default_keeps_the_plain_frequencies():
+    model = DecoderOnlyTransformer(
+        7, d_model=8, num_heads=2, num_layers=1, d_ff=8, positional="rotary"
     )
-    torch.testing.assert_close(default, explicit, rtol=0, atol=0)
+    omega, scale = set_rotary_scaling(model, "linear")  # factor 1.0: nothing stretched
+    torch.testing.assert_close(omega, rotary_frequencies(4), rtol=0, atol=0)
+    assert scale == 1.0
 
 
 def test_yarn_ramp_is_clipped_to_the_last_dimension():

@@ -72,6 +72,13 @@ def test_random_walk_pe_star_by_hand():
     np.testing.assert_allclose(pe, [[0, 1], [0, 1 / 3], [0, 1 / 3], [0, 1 / 3]], atol=1e-15)
 
 
+def test_random_walk_pe_of_one_step_is_zero_without_self_loops():
+    """k = 1: a walk of one step never stands on its start, so the column is 0 (a walk of
+    two steps on the path 0 - 1 - 2 returns with probability 1/2, 1, 1/2)."""
+    np.testing.assert_array_equal(random_walk_pe(PATH3, 1), np.zeros((3, 1)))
+    np.testing.assert_allclose(random_walk_pe(PATH3, 2)[:, 1], [0.5, 1.0, 0.5])
+
+
 def test_random_walk_pe_isolated_node_row_is_zero():
     pe = random_walk_pe(EDGE_AND_ISOLATED, 3)
     np.testing.assert_array_equal(pe, [[0, 1, 0], [0, 1, 0], [0, 0, 0]])
@@ -208,6 +215,8 @@ def test_inputs_are_not_modified():
         (lambda: random_walk_pe(2 * PATH3, 1), ValueError, "only 0 and 1, got the value 2.0"),
         (lambda: laplacian_pe(np.triu(CYCLE4), 1), ValueError, "symmetric"),
         (lambda: random_walk_pe(np.eye(3), 1), ValueError, "self-loops"),
+        (lambda: random_walk_pe(np.array([[0.5]]), 1), ValueError, "got the value 0.5"),
+        (lambda: random_walk_pe(np.diag([0, 1]), 1), ValueError, "adjacency[1, 1] = 1"),
         (lambda: laplacian_pe(np.array([["a"]]), 1), TypeError, "dtype <U1"),
         (lambda: random_walk_pe(np.full((2, 2), np.nan), 1), ValueError, "nan"),
     ],

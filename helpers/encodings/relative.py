@@ -167,8 +167,8 @@ class RelativePositionalAttention(PositionalAttention):
     def __init__(self, d_k: int, max_distance: int = 16, values: bool = False) -> None:
         super().__init__()
         require_bool("values", values)
-        self.d_k = require_int("d_k", d_k, minimum=1)
-        self.keys = RelativePositionalEmbedding(max_distance, d_k)
+        self.keys = RelativePositionalEmbedding(max_distance, d_k)  # checks max_distance, d_k
+        self.d_k = self.keys.d_k
         self.values = RelativePositionalEmbedding(max_distance, d_k) if values else None
 
     @property
