@@ -158,3 +158,17 @@ def test_lecture_plan_asks_the_notes_questions_without_their_answers():
             assert answers(block) not in text, (
                 f"lecture plan shows the expected answers of {lesson.name}, section {heading!r}"
             )
+
+
+def test_lecture_plan_run_times_are_the_course_maps():
+    """The plan quotes each lesson's run time ("10: 20 s", "(run time 20 s)") from README's map."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    stated = dict(re.findall(r"^\| (\d\d) \| \[.*\| about (\d+) s \|$", readme, flags=re.M))
+    plan = PLAN.read_text(encoding="utf-8")
+    quoted = re.findall(r"\b(\d\d): (\d+) s\b", plan)
+    quoted += re.findall(r"\]\((\d\d)_[a-z_]+\.ipynb\) \(run time (\d+) s\)", plan)
+    assert len(quoted) >= 2 * len(stated), "the plan quotes too few run times"
+    wrong = sorted(
+        {f"{nn}: plan {s} s, README {stated[nn]} s" for nn, s in quoted if stated[nn] != s}
+    )
+    assert not wrong, wrong
