@@ -94,6 +94,7 @@ class Assignment:
     name: str
     exercises: list[Exercise]
     path: Path | None = None
+    dropped: list[str] = field(default_factory=list)  # exercises left out, with the reason
 
     @property
     def autograded_points(self) -> int:
@@ -437,23 +438,32 @@ def _setup_source(lesson: nbformat.NotebookNode, solutions: nbformat.NotebookNod
 # ------------------------------------------------------------------------------ building
 
 
-def _run_solutions(setup: str, exercises: list[Exercise]) -> tuple[dict, dict]:
-    """Execute the set-up and the worked defs; record each checker's call on its solution."""
+def _run_solutions(setup: str, exercises: list[Exercise]) -> tuple[dict, dict, dict]:
+    """Execute the set-up and the worked defs; record each checker's call on its solution.
+    Returns the namespace, the recorded calls and {name: why} for solutions that fail there
+    (e.g. a def that needs a constant from another cell of the worked solutions)."""
     namespace: dict[str, Any] = {"__name__": "__assignment__"}
     with contextlib.redirect_stdout(io.StringIO()):
         exec(compile(setup, "<setup>", "exec"), namespace)  # noqa: S102  (the course's own code)
     recorded: dict[str, dict] = {}
+    failed: dict[str, str] = {}
     for exercise in exercises:
         if exercise.kind != "implement":
             continue
-        exec(compile(exercise.solution, f"<{exercise.name}>", "exec"), namespace)  # noqa: S102
-        with _recording() as calls:
-            passed = namespace[exercise.checker](namespace[exercise.name])
+        try:
+            exec(compile(exercise.solution, f"<{exercise.name}>", "exec"), namespace)  # noqa: S102
+            with _recording() as calls:
+                passed = namespace[exercise.checker](namespace[exercise.name])
+        except Exception as error:  # a checker that raises, or a def that cannot run alone
+            passed, calls = False, []
+            failed[exercise.name] = f"{type(error).__name__}: {error}"
         if not passed:
-            raise RuntimeError(f"the worked {exercise.name} fails {exercise.checker}")
-        if calls:
+            failed.setdefault(
+                exercise.name, f"fails {exercise.checker} after the set-up cell alone"
+            )
+        elif calls:
             recorded[exercise.name] = calls[-1]
-    return namespace, recorded
+    return namespace, recorded, failed
 
 
 def _hidden_blob(
@@ -475,6 +485,40 @@ def _hidden_blob(
     return blob
 
 
+def _attach_solutions(exercises: list[Exercise], solutions: nbformat.NotebookNode) -> list[str]:
+    """Give each exercise its worked answer; return why some have none."""
+    dropped = []
+    for exercise in exercises:
+        if exercise.kind == "implement":
+            exercise.solution = _solution_code(solutions, exercise.name) or ""
+            if not exercise.solution:
+                dropped.append(f"{exercise.name}: the worked solutions do not define it")
+        else:
+            exercise.solution = _solution_text(solutions, exercise.number)
+            if not exercise.solution:
+                dropped.append(f"{exercise.name}: no worked answer for exercise {exercise.number}")
+    return dropped
+
+
+def _exercise_cells(exercise: Exercise, blob: str | None) -> list[nbformat.NotebookNode]:
+    """Statement, then (written) the answer cell or (implement) context, solution and test."""
+    cells = [_cell("markdown", exercise.text, f"text_{exercise.number}", locked=True)]
+    if exercise.kind == "written":
+        answer = _cell(
+            "markdown", exercise.solution, exercise.name, solution=True, grade=True,
+            points=exercise.points,
+        )  # fmt: skip
+        return [*cells, answer]
+    for i, context in enumerate(exercise.context):
+        cells.append(_cell("code", context, f"context_{exercise.name}_{i}", locked=True))
+    cells.append(_cell("code", _marked_solution(exercise.solution), exercise.name, solution=True))
+    test = _test_source(exercise, blob)
+    cells.append(
+        _cell("code", test, exercise.grade_id, grade=True, locked=True, points=exercise.points)
+    )
+    return cells
+
+
 def build_one(lesson_path: Path, course: Path, seed: int) -> Assignment | str:
     """Write ``source/NAME/NAME.ipynb`` for one lesson; return it, or why it is skipped."""
     solution_path = lesson_path.parent / "solutions" / lesson_path.name
@@ -485,67 +529,38 @@ def build_one(lesson_path: Path, course: Path, seed: int) -> Assignment | str:
     if not solution_path.exists():
         return f"no worked solutions ({solution_path.relative_to(ROOT)})"
     solutions = nbformat.read(solution_path, as_version=4)
-    for exercise in exercises:
-        if exercise.kind == "implement":
-            code = _solution_code(solutions, exercise.name)
-            if code is None:
-                return f"the worked solutions do not define {exercise.name}"
-            exercise.solution = code
-        else:
-            exercise.solution = _solution_text(solutions, exercise.number)
+    dropped = _attach_solutions(exercises, solutions)
+    exercises = [e for e in exercises if e.solution]
     setup = _setup_source(lesson, solutions)
-    namespace, recorded = _run_solutions(setup, exercises)
+    namespace, recorded, failed = _run_solutions(setup, exercises)
+    dropped += [f"{name}: the worked solution {why}" for name, why in failed.items()]
+    exercises = [e for e in exercises if e.name not in failed]
+    if not any(e.kind == "implement" for e in exercises):
+        return "no implementation exercise left: " + "; ".join(dropped)
 
-    name = lesson_path.stem
     title = lesson.cells[0].source.splitlines()[0].lstrip("# ").strip()
+    intro = (
+        f"# Assignment: {title}\n\nFill in every cell marked `YOUR CODE HERE` or `YOUR ANSWER "
+        "HERE`. The test cells check your functions as the lesson's checkers do, and on more "
+        "cases when graded. Run the whole notebook before you submit (*Kernel, Restart and "
+        "Run All*)."
+    )
     cells = [
-        _cell(
-            "markdown",
-            f"# Assignment: {title}\n\nFill in every cell marked `YOUR CODE HERE` "
-            "or `YOUR ANSWER HERE`. The test cells check your functions as the lesson's checkers "
-            "do, and on more cases when graded. Run the whole notebook before you submit "
-            "(*Kernel, Restart and Run All*).",
-            "intro",
-            locked=True,
-        ),
+        _cell("markdown", intro, "intro", locked=True),
         _cell("code", setup, "setup", locked=True),
     ]
     for exercise in exercises:
-        cells.append(_cell("markdown", exercise.text, f"text_{exercise.number}", locked=True))
-        if exercise.kind == "written":
-            cells.append(
-                _cell(
-                    "markdown",
-                    exercise.solution,
-                    exercise.name,
-                    solution=True,
-                    grade=True,
-                    points=exercise.points,
-                )
-            )
-            continue
-        for i, context in enumerate(exercise.context):
-            cells.append(_cell("code", context, f"context_{exercise.name}_{i}", locked=True))
-        cells.append(
-            _cell("code", _marked_solution(exercise.solution), exercise.name, solution=True)
-        )
-        blob = _hidden_blob(exercise, recorded.get(exercise.name), namespace[exercise.name], seed)
-        cells.append(
-            _cell(
-                "code",
-                _test_source(exercise, blob),
-                exercise.grade_id,
-                grade=True,
-                locked=True,
-                points=exercise.points,
-            )
-        )
+        blob = None
+        if exercise.kind == "implement":
+            call = recorded.get(exercise.name)
+            blob = _hidden_blob(exercise, call, namespace[exercise.name], seed)
+        cells += _exercise_cells(exercise, blob)
     metadata = {k: v for k, v in lesson.metadata.items() if k in ("kernelspec", "language_info")}
     notebook = nbformat.v4.new_notebook(cells=cells, metadata=metadata)
-    path = course / "source" / name / f"{name}.ipynb"
+    path = course / "source" / lesson_path.stem / f"{lesson_path.stem}.ipynb"
     path.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(notebook, path)
-    return Assignment(name, exercises, path)
+    return Assignment(lesson_path.stem, exercises, path, dropped)
 
 
 def _write_config(course: Path) -> None:
@@ -588,6 +603,8 @@ def build(
         for exercise in result.exercises:
             if exercise.note:
                 log(f"  note, {exercise.name}: {exercise.note}")
+        for reason in result.dropped:
+            log(f"  left out, {reason}")
     manifest = [
         {
             "assignment": a.name,
