@@ -504,11 +504,8 @@ def _exercise_cells(exercise: Exercise, blob: str | None) -> list[nbformat.Noteb
     """Statement, then (written) the answer cell or (implement) context, solution and test."""
     cells = [_cell("markdown", exercise.text, f"text_{exercise.number}", locked=True)]
     if exercise.kind == "written":
-        answer = _cell(
-            "markdown", exercise.solution, exercise.name, solution=True, grade=True,
-            points=exercise.points,
-        )  # fmt: skip
-        return [*cells, answer]
+        flags = {"solution": True, "grade": True, "points": exercise.points}
+        return [*cells, _cell("markdown", exercise.solution, exercise.name, **flags)]
     for i, context in enumerate(exercise.context):
         cells.append(_cell("code", context, f"context_{exercise.name}_{i}", locked=True))
     cells.append(_cell("code", _marked_solution(exercise.solution), exercise.name, solution=True))
