@@ -1,0 +1,262 @@
+"""End to end: the course's exercises as nbgrader assignments, released and autograded.
+
+Builds every lesson's assignment into a temporary nbgrader course folder with
+``scripts/build_assignments.py``, releases them all (``nbgrader generate_assignment``) and checks
+that no solution and no hidden test reaches a student. Then, for a few lessons (all of them with
+``GRADING_LESSONS=all``, or the numbers listed there, e.g. ``GRADING_LESSONS=03,07``), it
+autogrades four students in one ``nbgrader autograde`` run, without network where
+``unshare -rn`` works, and checks the grades and the feedback:
+
+- ``solutions``: the worked solutions get every autograded point; written answers await a grader;
+- ``untouched``: the student version as released gets 0 and grading does not crash;
+- ``mistakes``: one classic mistake per exercise (a mistake its checker names) loses exactly
+  that exercise's points, and the feedback shows the checker's hint;
+- ``hostile`` (one lesson with two implementation exercises): a cell that prints megabytes and
+  calls ``sys.exit`` still gets its points, a function and a cell that hang get 0; the notebook
+  is graded and its stored output stays small.
+
+Needs the lecturers' extra (``pip install -e ".[grading]"``): skips without nbgrader.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip(
+    "nbgrader",
+    reason="nbgrader is not installed: the grading test needs the lecturers' extra, "
+    "pip install -e '.[grading]' (README, 'For lecturers: grading')",
+)
+import nbformat  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+import build_assignments  # noqa: E402
+
+DEFAULT_GRADED = ("03", "07", "13")  # numpy, masks, and a clinic with two context cells
+HOSTILE_TIMEOUT_S = 30  # the cell limit for the grading run (a cell of `hostile` hangs)
+STUDENTS = ("solutions", "untouched", "mistakes", "hostile")
+
+
+def _nbgrader(course: Path, *args: str, offline: bool = False) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "nbgrader", *args]
+    if offline:
+        command = ["unshare", "-rn", "sh", "-c", 'ip link set lo up && exec "$@"', "sh", *command]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}  # the kernels import this checkout's helpers
+    result = subprocess.run(command, cwd=course, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, f"nbgrader {args[0]} failed:\n{result.stderr[-3000:]}"
+    return result
+
+
+def _can_go_offline() -> bool:
+    if shutil.which("unshare") is None or shutil.which("ip") is None:
+        return False
+    probe = ["unshare", "-rn", "sh", "-c", "ip link set lo up"]
+    return subprocess.run(probe, capture_output=True).returncode == 0
+
+
+def _graded_lessons(built: list[build_assignments.Assignment]) -> list[str]:
+    wanted = os.environ.get("GRADING_LESSONS", ",".join(DEFAULT_GRADED))
+    names = [a.name for a in built]
+    if wanted == "all":
+        return names
+    chosen = [n for n in names if n[:2] in wanted.split(",")]
+    return chosen or names[:2]  # lessons renumbered: grade the first two built
+
+
+def _hostile_lesson(built: list[build_assignments.Assignment], graded: list[str]) -> str:
+    """A graded lesson with two implementation exercises (or else any built one)."""
+    two = [a.name for a in built if sum(e.kind == "implement" for e in a.exercises) >= 2]
+    assert two, "no assignment has two implementation exercises"
+    return next((name for name in two if name in graded), two[0])
+
+
+def _solution_cells(notebook: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:
+    return {
+        cell.metadata["nbgrader"]["grade_id"]: cell
+        for cell in notebook.cells
+        if cell.metadata.get("nbgrader", {}).get("solution") and cell.cell_type == "code"
+    }
+
+
+def _mistakes_submission(release: Path, assignment: build_assignments.Assignment) -> Path:
+    """The student version with each exercise answered by one mistake its checker names."""
+    notebook = nbformat.read(release, as_version=4)
+    cells = _solution_cells(notebook)
+    for exercise in assignment.exercises:
+        if exercise.kind == "implement" and exercise.mistakes:
+            module, function = exercise.mistakes[0][0].split(":")
+            cells[exercise.name].source = f"from {module} import {function} as {exercise.name}"
+        elif exercise.kind == "implement":  # no named mistake fits the answer's form
+            signature = exercise.solution.splitlines()[0]
+            cells[exercise.name].source = f"{signature}\n    return None  # forgot to return\n"
+    return _save(notebook, "mistakes", assignment.name)
+
+
+def _hostile_submission(release: Path, assignment: build_assignments.Assignment) -> Path:
+    """First exercise right but noisy (megabytes, then sys.exit); the second hangs twice."""
+    notebook = nbformat.read(release, as_version=4)
+    cells = _solution_cells(notebook)
+    first, second = [e for e in assignment.exercises if e.kind == "implement"][:2]
+    cells[first.name].source = (
+        first.solution + "\n\n\nimport sys\n\nfor _ in range(40_000):\n    print('x' * 60)\n"
+        "sys.exit(3)\n"
+    )
+    cells[second.name].source = (
+        f"import time\n\n\ndef {second.name}(*args):\n    while True:\n        time.sleep(1)\n\n\n"
+        "while True:  # hangs at the top level too: stopped by the cell time limit\n"
+        "    time.sleep(1)\n"
+    )
+    return _save(notebook, "hostile", assignment.name)
+
+
+def _save(notebook: nbformat.NotebookNode, student: str, name: str) -> Path:
+    path = COURSE / "submitted" / student / name / f"{name}.ipynb"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, path)
+    return path
+
+
+COURSE = Path()  # set by the fixture: the temporary course folder
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """Build, release, submit and autograde once; the tests read what came out."""
+    global COURSE
+    COURSE = tmp_path_factory.mktemp("course")
+    messages: list[str] = []
+    built = build_assignments.build(COURSE, seed=20261125, log=messages.append)
+    assert built, "no assignment was built"
+    _nbgrader(COURSE, "generate_assignment", "*", "--force")
+    lessons = _graded_lessons(built)
+    hostile = _hostile_lesson(built, lessons)
+    by_name = {a.name: a for a in built}
+    for name in lessons:
+        release = COURSE / "release" / name / f"{name}.ipynb"
+        source = COURSE / "source" / name / f"{name}.ipynb"
+        _save(nbformat.read(source, as_version=4), "solutions", name)
+        _save(nbformat.read(release, as_version=4), "untouched", name)
+        _mistakes_submission(release, by_name[name])
+    _hostile_submission(COURSE / "release" / hostile / f"{hostile}.ipynb", by_name[hostile])
+    offline = _can_go_offline()
+    timeout = f"--Execute.timeout={HOSTILE_TIMEOUT_S}"
+    _nbgrader(COURSE, "autograde", "*", timeout, offline=offline)
+    _nbgrader(COURSE, "generate_feedback", "*")
+    _nbgrader(COURSE, "export")
+    return {"built": built, "lessons": lessons, "hostile": hostile, "messages": messages}
+
+
+def _grades(assignment: str, student: str) -> dict[str, tuple[float | None, bool]]:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{COURSE / 'gradebook.db'}") as gradebook:
+        notebook = gradebook.find_submission_notebook(assignment, assignment, student)
+        return {g.name: (g.auto_score, g.needs_manual_grade) for g in notebook.grades}
+
+
+def test_every_lesson_is_built_or_skipped_with_a_reason(graded):
+    built = {a.name for a in graded["built"]}
+    skipped = [m for m in graded["messages"] if m.startswith("skipped ")]
+    for lesson in build_assignments.lesson_notebooks():
+        if lesson.stem not in built:
+            assert any(m.startswith(f"skipped {lesson.stem}: ") for m in skipped), lesson.stem
+    assert len(built) >= 2 and graded["lessons"]
+
+
+def test_every_exercise_has_hidden_cases_and_a_worked_answer(graded):
+    for assignment in graded["built"]:
+        for exercise in assignment.exercises:
+            where = f"{assignment.name}, {exercise.name}"
+            assert exercise.solution.strip(), f"{where}: no worked answer"
+            if exercise.kind == "implement":
+                assert exercise.hidden_cases >= 1, f"{where}: {exercise.note}"
+
+
+def test_student_versions_hold_no_solution_and_no_hidden_test(graded):
+    for assignment in graded["built"]:
+        release = COURSE / "release" / assignment.name / f"{assignment.name}.ipynb"
+        text = release.read_text()
+        source = (COURSE / "source" / assignment.name / f"{assignment.name}.ipynb").read_text()
+        for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "_hidden"):
+            assert marker in source  # the markers the release must have removed
+            assert marker not in text, f"{assignment.name}: {marker!r} in the student version"
+        notebook = nbformat.read(release, as_version=4)
+        for exercise in assignment.exercises:
+            if exercise.kind == "implement":  # the signature, then only the stub
+                stub = _solution_cells(notebook)[exercise.name].source.splitlines()
+                signature = exercise.solution.splitlines()[: len(stub) - 2]
+                assert stub[:-2] == signature, f"{assignment.name}: {exercise.name} {stub}"
+                assert [line.strip() for line in stub[-2:]] == [
+                    "# YOUR CODE HERE",
+                    "raise NotImplementedError()",
+                ], f"{assignment.name}: {exercise.name} {stub}"
+            else:
+                assert exercise.solution[-200:] not in text, f"{assignment.name}: answer released"
+        assert release.stat().st_size < 100_000
+
+
+def test_worked_solutions_get_every_autograded_point(graded):
+    for name in graded["lessons"]:
+        grades = _grades(name, "solutions")
+        assignment = next(a for a in graded["built"] if a.name == name)
+        for exercise in assignment.exercises:
+            score, manual = grades[exercise.grade_id]
+            if exercise.kind == "implement":
+                assert score == exercise.points and not manual, f"{name}, {exercise.name}"
+            else:
+                assert manual, f"{name}, {exercise.name}: written answers await a grader"
+
+
+def test_the_untouched_student_version_gets_zero(graded):
+    for name in graded["lessons"]:
+        grades = _grades(name, "untouched")
+        assert grades and all(score == 0 for score, _ in grades.values()), (name, grades)
+
+
+def test_each_classic_mistake_loses_exactly_its_exercise_and_the_feedback_names_it(graded):
+    for name in graded["lessons"]:
+        grades = _grades(name, "mistakes")
+        feedback = (COURSE / "feedback" / "mistakes" / name / f"{name}.html").read_text()
+        assignment = next(a for a in graded["built"] if a.name == name)
+        for exercise in assignment.exercises:
+            score, _ = grades[exercise.grade_id]
+            if exercise.kind == "implement":
+                assert score == 0, f"{name}, {exercise.name}: the mistake kept its points"
+                if exercise.mistakes:
+                    hint = exercise.mistakes[0][1]
+                else:
+                    hint = f"{exercise.checker}: FAILED on"  # the checker's own verdict
+                shown = html.unescape(feedback)
+                assert hint in shown, f"{name}, {exercise.name}: {hint!r} not in the feedback"
+            else:
+                assert score == 0  # left as released
+
+
+def test_a_hostile_submission_is_graded_not_fatal(graded):
+    name = graded["hostile"]
+    grades = _grades(name, "hostile")
+    assignment = next(a for a in graded["built"] if a.name == name)
+    first, second = [e for e in assignment.exercises if e.kind == "implement"][:2]
+    assert grades[first.grade_id][0] == first.points  # defined before it printed and exited
+    assert grades[second.grade_id][0] == 0  # hangs when called: the checker's time limit
+    autograded = COURSE / "autograded" / "hostile" / name / f"{name}.ipynb"
+    assert autograded.stat().st_size < 1_000_000  # megabytes printed, little stored
+    outputs = json.dumps(nbformat.read(autograded, as_version=4).cells)
+    assert "SystemExit" in outputs
+    assert "CellTimeoutError" in outputs or "KeyboardInterrupt" in outputs  # the cell limit
+    assert "took longer than" in outputs  # the checker's verdict on the hanging function
+
+
+def test_the_grade_table_lists_every_student(graded):
+    table = (COURSE / "grades.csv").read_text()
+    for student in STUDENTS:
+        assert f",{student}," in table
