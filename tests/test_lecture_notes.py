@@ -179,7 +179,8 @@ def test_lecture_plan_run_times_are_the_course_maps():
 AGREEING = [p for p in LESSONS if p.name[:2] in ("11", "13")]
 SOLUTIONS = NOTEBOOKS / "solutions"
 DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")  # 0.34, 7.6, 3162.0: not 2.3.1 or v1.2
-REPOSITORY = re.compile(r"\b[A-Za-z][\w.-]+/[A-Za-z][\w.-]*\w")  # owner/name, once code spans are gone
+# owner/name, once code spans are gone
+REPOSITORY = re.compile(r"\b[A-Za-z][\w.-]+/[A-Za-z][\w.-]*\w")
 
 
 def notebook_sections(path: Path) -> dict[str, str]:
