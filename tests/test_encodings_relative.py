@@ -9,7 +9,9 @@ from helpers.encodings import (
     relative_positions,
     relative_scores,
     relative_values,
+    t5_relative_buckets,
 )
+from helpers.encodings.relative import _log_bucket_starts
 
 
 def test_relative_positions_hand_table():
@@ -136,3 +138,66 @@ def test_gradients_reach_the_weight_through_both_terms():
 def test_bad_arguments(call, error, name):
     with pytest.raises(error, match=name):
         call()
+
+
+# --- T5's buckets (Raffel et al. 2020, section 2.1) -------------------------------------------
+
+
+def test_t5_buckets_hand_values_bidirectional():
+    # num_buckets=32, max_distance=128: 16 buckets per side, distances 0..7 exact, then log
+    # buckets starting at 8, 12, 16, 23, 32, 46, 64, 91 (8 * 16**(j/8), rounded up)
+    offsets = torch.tensor([0, -1, -7, -8, -11, -12, -16, -127, -128, -5000, 1, 7, 8, 16, 5000])
+    expected = torch.tensor([0, 1, 7, 8, 8, 9, 10, 15, 15, 15, 17, 23, 24, 26, 31])
+    got = t5_relative_buckets(offsets)
+    assert got.dtype == torch.long
+    assert torch.equal(got, expected)
+
+
+def test_t5_buckets_hand_values_causal():
+    # 32 buckets all for looking back: distances 0..15 exact, keys ahead (offset > 0) in bucket 0
+    offsets = torch.tensor([3, 1, 0, -1, -15, -16, -127, -128, -(10**6)])
+    expected = torch.tensor([0, 0, 0, 1, 15, 16, 31, 31, 31])
+    assert torch.equal(t5_relative_buckets(offsets, bidirectional=False), expected)
+
+
+def test_t5_buckets_keep_shape_and_follow_relative_positions_sign():
+    offsets = relative_positions(4, 6, 10)  # (4, 6): n - m, the sign T5 uses too
+    buckets = t5_relative_buckets(offsets, num_buckets=8, max_distance=16)
+    assert buckets.shape == (4, 6)
+    assert int(buckets[0, 1]) >= 4 > int(buckets[1, 0])  # key after the query: upper half
+    assert torch.equal(buckets.diagonal(), torch.zeros(4, dtype=torch.long))
+
+
+def _transformers_bucket():
+    t5 = pytest.importorskip("transformers.models.t5.modeling_t5")  # no download: a function
+    return t5.T5Attention._relative_position_bucket
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+@pytest.mark.parametrize(
+    ("num_buckets", "max_distance"),
+    [(32, 128), (32, 100), (16, 64), (8, 20), (6, 5), (64, 256), (128, 1000), (33, 129)],
+)
+def test_t5_buckets_equal_transformers(bidirectional, num_buckets, max_distance):
+    offsets = torch.arange(-2000, 2001)
+    reference = _transformers_bucket()(
+        offsets, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance
+    )
+    got = t5_relative_buckets(offsets, bidirectional, num_buckets, max_distance)
+    assert torch.equal(got, reference)
+
+
+def test_t5_buckets_equal_transformers_on_a_table_and_are_monotone():
+    offsets = relative_positions(300, 700, 10**6)  # (300, 700), unclipped
+    for bidirectional in (True, False):
+        got = t5_relative_buckets(offsets, bidirectional)
+        assert torch.equal(got, _transformers_bucket()(offsets, bidirectional=bidirectional))
+    back = t5_relative_buckets(-torch.arange(0, 3000), bidirectional=False)
+    assert bool((back[1:] >= back[:-1]).all()) and int(back.max()) == 31
+
+
+def test_t5_bucket_boundaries_are_exact_integers():
+    # 16, 32, 64 sit exactly on log-bucket boundaries for the defaults: 8 * 16**(2/8) = 16
+    assert _log_bucket_starts(8, 8, 128) == [12, 16, 23, 32, 46, 64, 91]
+    back = t5_relative_buckets(-torch.tensor([15, 16, 31, 32, 63, 64]), bidirectional=True)
+    assert back.tolist() == [9, 10, 11, 12, 13, 14]

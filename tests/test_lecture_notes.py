@@ -172,3 +172,81 @@ def test_lecture_plan_run_times_are_the_course_maps():
         {f"{nn}: plan {s} s, README {stated[nn]} s" for nn, s in quoted if stated[nn] != s}
     )
     assert not wrong, wrong
+
+
+# --- notes that say what their notebook says (lessons 11 and 13) --------------------------------
+
+AGREEING = [p for p in LESSONS if p.name[:2] in ("11", "13")]
+SOLUTIONS = NOTEBOOKS / "solutions"
+DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")  # 0.34, 7.6, 3162.0: not 2.3.1 or v1.2
+# owner/name, once code spans are gone
+REPOSITORY = re.compile(r"\b[A-Za-z][\w.-]+/[A-Za-z][\w.-]*\w")
+
+
+def notebook_sections(path: Path) -> dict[str, str]:
+    """Each `##` section of a notebook as text: its markdown, code and printed output."""
+    sections: dict[str, str] = {}
+    current = None
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "markdown" and source.startswith("## "):
+            current = source.splitlines()[0][3:].strip()
+            sections[current] = ""
+        if current is None:
+            continue
+        outputs = [
+            "".join(out.get("text", "")) + "".join(out.get("data", {}).get("text/plain", ""))
+            for out in cell.get("outputs", [])
+        ]
+        sections[current] += source + "\n" + "\n".join(outputs) + "\n"
+    return sections
+
+
+def _solution_text(lesson: Path) -> str:
+    solution = SOLUTIONS / lesson.name
+    return "\n".join(notebook_sections(solution).values()) if solution.is_file() else ""
+
+
+@pytest.mark.parametrize("lesson", AGREEING, ids=lambda p: p.name[:2])
+def test_numbers_in_the_notes_are_the_notebooks(lesson):
+    """Every decimal number a notes section quotes appears in the same section of the notebook
+    (text, code or output) or in the worked solutions: notes cannot drift from the run."""
+    sections = notebook_sections(lesson)
+    solution = _solution_text(lesson)
+    for heading, block in note_blocks(notes_for(lesson)).items():
+        missing = [
+            number
+            for number in DECIMAL.findall(block)
+            if number not in sections[heading] and number not in solution
+        ]
+        assert not missing, (
+            f"{notes_for(lesson).name}, {heading!r}: numbers not in the lesson: {missing}"
+        )
+
+
+def _source_paragraph(section: str) -> str:
+    (paragraph,) = [p for p in section.split("\n\n") if p.startswith("**Source.**")]
+    return paragraph
+
+
+def _repositories(text: str) -> set[str]:
+    return set(REPOSITORY.findall(re.sub(r"`[^`]*`", "", text)))
+
+
+def test_each_bug_of_the_notes_is_the_notebooks_bug():
+    """Lesson 13: the notes of "Bug N" name the sources of the notebook's bug N (the same
+    repositories, or "constructed"), so a notes block cannot describe another bug."""
+    lesson = NOTEBOOKS / "13_bugs_clinic.ipynb"
+    sections = notebook_sections(lesson)
+    blocks = note_blocks(notes_for(lesson))
+    bugs = [h for h in sections if re.match(r"Bug \d+:", h)]
+    assert len(bugs) == 13
+    for heading in bugs:
+        source = _source_paragraph(sections[heading])
+        named = _repositories(blocks[heading])
+        assert named == _repositories(source), (
+            f"13_notes.md, {heading!r}: names {sorted(named)}, the notebook's source "
+            f"{sorted(_repositories(source))}"
+        )
+        if "constructed" in source.lower():
+            assert "constructed" in blocks[heading].lower(), f"{heading!r}: say it is constructed"

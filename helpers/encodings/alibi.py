@@ -36,9 +36,11 @@ def _slopes(n: int) -> list[float]:
 
 
 def alibi_slopes(num_heads: int) -> torch.Tensor:
-    """The paper's head-specific slopes ``m_h``, a float32 tensor of shape ``(num_heads,)``.
+    """ALiBi's head-specific slopes ``m_h``, a float32 tensor of shape ``(num_heads,)``.
 
-    8 heads: ``1/2, 1/4, ..., 1/256``. 12 heads: the 8 slopes of 8 heads, then
+    Powers of two follow the paper: 8 heads give ``1/2, 1/4, ..., 1/256``. Other head counts
+    follow the authors' code (ofirpress/attention_with_linear_biases, ``get_slopes``; the paper
+    does not give this rule): 12 heads get the 8 slopes of 8 heads, then
     ``2**-0.5, 2**-1.5, 2**-2.5, 2**-3.5``.
     Derived in notebook 11.
     """

@@ -11,6 +11,10 @@ of them, shared by every head and every sequence. Inside attention (their equati
 Offsets beyond ``max_distance`` share the last vector, so a model trained on short inputs has
 already seen every vector it will ever use on long ones.
 
+T5 (Raffel et al. 2020, section 2.1) keeps one learned *scalar* per head instead of a vector,
+and groups the offsets into buckets: exact for small distances, logarithmically wider up to
+``max_distance``, one shared bucket beyond (:func:`t5_relative_buckets`).
+
 Two ways to compute each term, equal up to rounding (the tests check both against a double loop):
 
 - with the full table ``a`` of shape ``(L_q, L_k, d_k)`` and an ``einsum``
@@ -33,6 +37,7 @@ from .base import PositionalAttention
 
 __all__ = [
     "relative_positions",
+    "t5_relative_buckets",
     "relative_scores",
     "relative_values",
     "RelativePositionalEmbedding",
@@ -56,6 +61,63 @@ def relative_positions(
     i = torch.arange(len_q, device=device)[:, None]  # (L_q, 1)
     j = torch.arange(len_k, device=device)[None, :]  # (1, L_k)
     return (j - i).clamp(-max_distance, max_distance)  # (L_q, L_k)
+
+
+def _log_bucket_starts(exact: int, num_log: int, max_distance: int) -> list[int]:
+    """Smallest distance of each logarithmic bucket after the first, in exact integer arithmetic.
+
+    A distance ``r >= exact`` goes to log bucket ``j = floor(num_log * log(r / exact) /
+    log(max_distance / exact))``; raising both sides to powers turns ``j' <= that`` into
+    ``r**num_log * exact**j' >= max_distance**j' * exact**num_log``, which integers decide
+    exactly, so no rounding can move a distance that sits on a boundary (16, 32, 64 for T5's
+    defaults) into the bucket below.
+    """
+    starts = []
+    r = exact
+    for j in range(1, num_log):
+        while r**num_log * exact**j < max_distance**j * exact**num_log:
+            r += 1
+        starts.append(r)
+    return starts
+
+
+def t5_relative_buckets(
+    offsets: torch.Tensor,
+    bidirectional: bool = True,
+    num_buckets: int = 32,
+    max_distance: int = 128,
+) -> torch.Tensor:
+    """T5's bucket of every offset ``n - m`` (key minus query, the sign of
+    :func:`relative_positions`): Raffel et al. (2020), section 2.1; the Mesh TensorFlow rule.
+
+    ``bidirectional`` (encoder): half of the buckets for keys at or before the query
+    (offsets <= 0), half for keys after it (offsets > 0, from bucket ``num_buckets // 2``).
+    Causal (decoder): all buckets for looking back; offsets > 0 share bucket 0 (the mask hides
+    them). Within each half of ``n`` buckets, distances ``0 .. n/2 - 1`` get a bucket each; larger
+    ones share ``n/2`` buckets whose widths grow logarithmically up to ``max_distance``; every
+    distance from ``max_distance`` on shares the last bucket.
+    ``offsets``: an integer tensor of any shape; returns ``torch.long`` buckets of its shape,
+    in ``0 .. num_buckets - 1``. Equal to ``transformers``' ``T5Attention._relative_position_bucket``
+    (checked in the tests), computed without floating point. Derived in notebook 11.
+    """
+    require_tensor("offsets", offsets, integer=True)
+    require_bool("bidirectional", bidirectional)
+    num_buckets = require_int("num_buckets", num_buckets, minimum=4 if bidirectional else 2)
+    per_side = num_buckets // 2 if bidirectional else num_buckets  # buckets for one direction
+    exact = per_side // 2  # distances 0 .. exact - 1 have a bucket each
+    max_distance = require_int("max_distance", max_distance, minimum=exact + 1)
+    offsets = offsets.long()
+    if bidirectional:
+        side = (offsets > 0).long() * per_side  # keys after the query: the upper half
+        distance = offsets.abs()
+    else:
+        side = torch.zeros_like(offsets)
+        distance = (-offsets).clamp(min=0)  # how far back; keys ahead count as distance 0
+    starts = torch.tensor(
+        _log_bucket_starts(exact, per_side - exact, max_distance), device=offsets.device
+    )
+    log_bucket = exact + torch.bucketize(distance, starts, right=True)  # capped at per_side - 1
+    return side + torch.where(distance < exact, distance, log_bucket)
 
 
 def _require_table(a: torch.Tensor, len_q: int, len_k: int | None = None) -> None:
