@@ -142,15 +142,14 @@ def test_model_attention_with_partial_frequencies_is_relative():
     attention = RotaryPositionalAttention(8)
     attention.set_frequencies(p_rope_frequencies(8, 0.5).float())
     torch.manual_seed(2)
-    q, k = torch.randn(1, 1, 6, 8), torch.randn(1, 1, 6, 8)
-    q = q.expand(1, 1, 6, 8).clone()
-    q[..., :, :] = q[..., :1, :]
-    k[..., :, :] = k[..., :1, :]  # the same vector at every position
+    q = torch.randn(1, 1, 1, 8).expand(1, 1, 6, 8)  # the same vector at every position
+    k = torch.randn(1, 1, 1, 8).expand(1, 1, 6, 8)
     rq, rk = attention.rotate(q, k, offset=0)
     scores = rq[0, 0] @ rk[0, 0].T  # (6, 6)
     for phi in range(1, 5):
         diagonal = torch.diagonal(scores, offset=phi)
         torch.testing.assert_close(diagonal, diagonal[:1].expand_as(diagonal), atol=1e-5, rtol=1e-5)
+    assert (scores[0, 1] - scores[0, 2]).abs().item() > 1e-3  # position still matters
 
 
 @pytest.mark.parametrize(
@@ -179,3 +178,16 @@ def test_bad_inputs_are_named(call, error, words):
         call()
     for word in words:
         assert word in str(info.value)
+
+
+def test_the_models_named_in_notebook_16_rotate_what_it_says():
+    from transformers import GPTJConfig
+    from transformers.models.gemma4.configuration_gemma4 import Gemma4TextConfig
+
+    gptj = GPTJConfig()  # GPT-J-6B's sizes are the class defaults
+    assert (gptj.rotary_dim, gptj.n_embd // gptj.n_head) == (64, 256)
+    neox = GPTNeoXConfig()
+    assert neox.rope_parameters["partial_rotary_factor"] == 0.25
+    gemma = Gemma4TextConfig().rope_parameters["full_attention"]
+    assert gemma["rope_type"] == "proportional" and gemma["partial_rotary_factor"] == 0.25
+    assert gemma["rope_theta"] == 1_000_000.0
