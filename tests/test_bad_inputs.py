@@ -29,6 +29,7 @@ import torch
 from _public_api import public_modules
 
 import helpers
+import helpers.extrapolation as extrapolation
 from helpers import attention, check_env, data, exercises, plots, training, transformer, widgets
 from helpers import encodings as enc
 from helpers.attention import MultiHeadAttention
@@ -391,6 +392,18 @@ CASES: list[Bad] = [
         ValueError, "x.shape[-1]", "5", "rotate_interleaved-odd-width"),
     Bad(enc.rotate_interleaved, lambda: enc.rotate_interleaved([1.0, 2.0]),
         TypeError, "x", "list", "rotate_interleaved-list"),
+    Bad(enc.apply_rotary, lambda: enc.apply_rotary(t(3, 4), rotary_dim=6),
+        ValueError, "rotary_dim", "6", "apply_rotary-rotary_dim-too-wide"),
+    Bad(enc.partial_rotary_frequencies, lambda: enc.partial_rotary_frequencies(8, 3),
+        ValueError, "rotary_dim", "3", "partial_rotary_frequencies-odd"),
+    Bad(enc.p_rope_frequencies, lambda: enc.p_rope_frequencies(8, -0.5),
+        ValueError, "fraction", "-0.5", "p_rope_frequencies-negative"),
+    Bad(enc.mrope_position_ids, lambda: enc.mrope_position_ids([("audio", 2)]),
+        ValueError, "segment kind", "'audio'", "mrope_position_ids-unknown-kind"),
+    Bad(enc.mrope_pair_axes, lambda: enc.mrope_pair_axes([16, 24]),
+        ValueError, "mrope_section", "[16, 24]", "mrope_pair_axes-two-sections"),
+    Bad(enc.apply_mrope, lambda: enc.apply_mrope(t(3, 8), torch.zeros(3, 3), [4, 4, 4]),
+        ValueError, "mrope_section", "[4, 4, 4]", "apply_mrope-sections-in-dimensions"),
     Bad(enc.scaled_rotary_frequencies, lambda: enc.scaled_rotary_frequencies(2, "ntk", 2.0),
         ValueError, "d", "2", "scaled_rotary_frequencies-d-too-small"),
     Bad(enc.scaled_rotary_frequencies, lambda: enc.scaled_rotary_frequencies(8, "rope", 2.0),
@@ -864,6 +877,35 @@ if not torch.cuda.is_available():
         Bad(helpers.get_device, lambda: helpers.get_device("cuda"),
             ValueError, "prefer", "'cuda'", "get_device-cuda-without-cuda")
     )  # fmt: skip
+
+
+# fmt: off
+# Lesson 12's task and recipe (helpers.extrapolation).
+CASES += [
+    Bad(extrapolation.make_task, lambda: extrapolation.make_task(0, 8, torch.Generator()),
+        ValueError, "num", "0", "extrapolation.make_task-zero-num"),
+    Bad(extrapolation.make_task, lambda: extrapolation.make_task(2, 8, 5),
+        TypeError, "generator", "int", "extrapolation.make_task-int-generator"),
+    Bad(extrapolation.answer_mask, lambda: extrapolation.answer_mask(t(2, 8)),
+        TypeError, "tokens", "torch.float32", "extrapolation.answer_mask-float-tokens"),
+    Bad(extrapolation.build_model, lambda: extrapolation.build_model("rope"),
+        ValueError, "scheme", "'rope'", "extrapolation.build_model-unknown-scheme"),
+    Bad(extrapolation.learning_rate, lambda: extrapolation.learning_rate(-1),
+        ValueError, "step", "-1", "extrapolation.learning_rate-negative-step"),
+    Bad(extrapolation.train_on_task, lambda: extrapolation.train_on_task("model", 0),
+        TypeError, "model", "str", "extrapolation.train_on_task-str-model"),
+    Bad(extrapolation.window_mask, lambda: extrapolation.window_mask(4, 0),
+        ValueError, "window", "0", "extrapolation.window_mask-zero-window"),
+    Bad(extrapolation.accuracy_by_position,
+        lambda: extrapolation.accuracy_by_position(lm(), t(2, 8)),
+        TypeError, "tokens", "torch.float32", "extrapolation.accuracy_by_position-float-tokens"),
+    Bad(extrapolation.range_accuracies,
+        lambda: extrapolation.range_accuracies(lm(), max_len_eval=1000),
+        ValueError, "max_len_eval", "1000", "extrapolation.range_accuracies-too-long"),
+    Bad(extrapolation.evaluation_tokens, lambda: extrapolation.evaluation_tokens(0),
+        ValueError, "length", "0", "extrapolation.evaluation_tokens-zero-length"),
+]
+# fmt: on
 
 
 def _sdpa_inputs():

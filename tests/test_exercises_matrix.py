@@ -25,6 +25,7 @@ from helpers.encodings import (
     binary_encoding,
     frequencies,
     laplacian_pe,
+    mrope_position_ids,
     offset_matrix,
     random_walk_pe,
     relative_positions,
@@ -32,6 +33,7 @@ from helpers.encodings import (
 )
 from helpers.exercises import _core
 from helpers.exercises import modern as modern_ex
+from helpers.exercises import rotary_microscope as rotary_microscope_ex
 from helpers.exercises import transformer as transformer_ex
 from helpers.training import noam_lr
 from helpers.transformer import greedy_decode
@@ -93,6 +95,15 @@ RIGHT_AND_WRONG = {
         greedy_decode,
         lambda model, src, max_len, bos, eos: greedy_decode(model, src, max_len, 0, eos),
     ),
+    "check_partial_rotary": (
+        lambda x, p, r, base: apply_rotary(x, p, base, layout="half", rotary_dim=r),
+        lambda x, p, r, base: apply_rotary(x, p, base, layout="half", rotary_dim=r).flip(-1),
+    ),
+    "check_mrope_angles": (
+        lambda ids, section, d_k, base: rotary_microscope_ex._angles(ids, section, d_k, base),
+        lambda ids, section, d_k, base: rotary_microscope_ex._angles(ids, section, d_k, base) + 1,
+    ),
+    "check_mrope_position_ids": (mrope_position_ids, lambda s: mrope_position_ids(s) + 1),
 }
 
 CHECKERS = sorted(RIGHT_AND_WRONG)

@@ -4,6 +4,7 @@
 - ``naive``: the schemes a learner tries first, and the four criteria that judge them.
 - ``learned``, ``relative``, ``rotary``, ``alibi``: the modern alternatives (notebooks 11-12).
 - ``rotary_scaling``: rotary frequencies stretched to longer contexts (notebook 15).
+- ``mrope``: rotary with three position ids for text, images and video (notebook 16).
 - ``embedding``: token embedding plus position, the first layer of the models.
 - ``base``: what schemes share (:class:`PositionalAttention`, the hooks inside attention).
 - ``registry``: :data:`POSITION_SCHEMES`, one entry per scheme the models take as
@@ -34,6 +35,7 @@ from . import (
     embedding,
     graph,
     learned,
+    mrope,
     naive,
     registry,
     relative,
@@ -47,6 +49,7 @@ from .base import *  # noqa: F403
 from .embedding import *  # noqa: F403
 from .graph import *  # noqa: F403
 from .learned import *  # noqa: F403
+from .mrope import *  # noqa: F403
 from .naive import *  # noqa: F403
 from .registry import *  # noqa: F403
 from .relative import *  # noqa: F403
@@ -68,4 +71,5 @@ __all__ = [
     *base.__all__,
     *registry.__all__,
     *graph.__all__,
+    *mrope.__all__,
 ]

@@ -15,6 +15,15 @@ Two layouts decide which dimensions form a pair:
 They are the same operation up to a fixed permutation of the dimensions
 (:func:`interleaved_to_half_permutation`); mixing them, e.g. weights trained with one and code
 written for the other, silently breaks the relative property.
+
+Partial rotation (notebook 16) turns only some features and passes the rest through:
+
+- ``apply_rotary(x, rotary_dim=r)`` (GPT-J, GPT-NeoX, Phi): the first ``r`` features are
+  rotated, paired inside them by the layout (``(2k, 2k+1)`` or ``(k, k + r/2)``) with
+  ``omega_k = base**(-2k / r)``: all of rotary's frequencies, spread over fewer pairs.
+- p-RoPE (Barbero et al. 2024): :func:`p_rope_frequencies` keeps the fastest original
+  frequencies ``base**(-2k / d)`` and sets the slow ones to zero; a zero frequency leaves its
+  pair unrotated, so ``apply_rotary(x, frequencies=p_rope_frequencies(...))`` does it.
 """
 
 from __future__ import annotations
@@ -29,6 +38,8 @@ from .base import PositionalAttention
 __all__ = [
     "ROTARY_LAYOUTS",
     "rotary_frequencies",
+    "partial_rotary_frequencies",
+    "p_rope_frequencies",
     "rotate_half",
     "rotate_interleaved",
     "interleaved_to_half_permutation",
@@ -53,6 +64,51 @@ def rotary_frequencies(
         raise TypeError(f"dtype must be a torch.dtype such as torch.float32, got {dtype!r}")
     k = torch.arange(d // 2, dtype=torch.float64)  # pair index, NOT the dimension index
     return (base ** (-2.0 * k / d)).to(dtype)
+
+
+def partial_rotary_frequencies(d: int, rotary_dim: int, base: float = 10000.0) -> torch.Tensor:
+    """GPT-NeoX-style partial rotation as ``d/2`` frequencies for the interleaved layout.
+
+    The first ``rotary_dim / 2`` pairs get ``base**(-2k / rotary_dim)``, the others 0 (not
+    rotated): ``apply_rotary(x, frequencies=...)`` then equals ``apply_rotary(x,
+    rotary_dim=rotary_dim)`` in the interleaved layout, and
+    :meth:`RotaryPositionalAttention.set_frequencies` gives a model partial rotation.
+    Shape ``(d // 2,)``, float64. Used in notebook 16.
+    """
+    d = require_even("d", d)
+    rotary_dim = _require_rotary_dim(rotary_dim, d)
+    base = require_positive_float("base", base)
+    kept = rotary_frequencies(rotary_dim, base)  # (rotary_dim/2,)
+    return torch.cat((kept, torch.zeros((d - rotary_dim) // 2, dtype=kept.dtype)))
+
+
+def p_rope_frequencies(d: int, fraction: float, base: float = 10000.0) -> torch.Tensor:
+    """p-RoPE (Barbero et al. 2024): keep the fastest ``fraction`` of rotary's frequencies.
+
+    Pairs ``k < int(fraction * d // 2)`` keep ``omega_k = base**(-2k / d)``, the rest get 0 and
+    are not rotated (``transformers``' ``"proportional"`` rope type computes the same).
+    ``fraction`` in ``[0, 1]``. Shape ``(d // 2,)``, float64. Used in notebook 16.
+    """
+    d = require_even("d", d)
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)):
+        raise TypeError(f"fraction must be a real number in [0, 1], got {fraction!r}")
+    if not 0.0 <= fraction <= 1.0:
+        raise ValueError(
+            f"fraction must be in [0, 1] (the share of pairs rotated), got {fraction!r}"
+        )
+    omega = rotary_frequencies(d, base)  # (d/2,)
+    num_rotated = int(fraction * d // 2)  # the expression transformers uses, rounding included
+    omega[num_rotated:] = 0.0
+    return omega
+
+
+def _require_rotary_dim(rotary_dim: object, d: int) -> int:
+    rotary_dim = require_even("rotary_dim", rotary_dim)
+    if rotary_dim > d:
+        raise ValueError(
+            f"rotary_dim must be an even number of features <= the width d={d}, got {rotary_dim}"
+        )
+    return rotary_dim
 
 
 def rotate_half(x: torch.Tensor) -> torch.Tensor:
@@ -124,6 +180,7 @@ def apply_rotary(
     base: float = 10000.0,
     layout: str = "interleaved",
     frequencies: torch.Tensor | None = None,
+    rotary_dim: int | None = None,
 ) -> torch.Tensor:
     """Rotate every pair of dimensions of ``x`` by ``position * omega_k``.
 
@@ -132,14 +189,29 @@ def apply_rotary(
     default ``0 .. seq_len - 1``. ``layout``: ``"interleaved"`` pairs ``(2k, 2k+1)``,
     ``"half"`` pairs ``(k, k + d/2)``. ``frequencies``: the ``omega_k``, shape ``(d/2,)``, to
     use instead of ``base**(-2k/d)`` (e.g. from :func:`scaled_rotary_frequencies`, notebook 15).
+    ``rotary_dim``: rotate only the first ``rotary_dim`` features (GPT-J, GPT-NeoX; notebook
+    16), paired inside them by the layout, with ``base**(-2k/rotary_dim)`` (or
+    ``frequencies`` of shape ``(rotary_dim/2,)``); features ``rotary_dim ..`` pass unchanged.
     Returns a tensor of the shape and dtype of ``x``.
 
     For a pair ``(x_a, x_b)`` and angle ``theta = t * omega_k``:
     ``(x_a cos theta - x_b sin theta, x_a sin theta + x_b cos theta)``.
     Position 0 is the identity and every pair keeps its length.
     """
+    if rotary_dim is not None:
+        require_tensor("x", x, min_ndim=2, floating=True)
+        rotary_dim = _require_rotary_dim(rotary_dim, x.shape[-1])
+        if rotary_dim < x.shape[-1]:
+            x_rot, x_pass = x[..., :rotary_dim], x[..., rotary_dim:]  # (..., L, r), (..., L, d-r)
+            x_rot = apply_rotary(x_rot, positions, base, layout, frequencies)
+            return torch.cat((x_rot, x_pass), dim=-1)  # (..., seq_len, d)
     t, omega = _rotary_inputs(x, positions, base, layout, frequencies)  # float64 (or 32)
     angles = t[..., None] * omega  # (..., seq_len, d/2): theta = t * omega_k
+    return _rotate_by(x, angles, layout)
+
+
+def _rotate_by(x: torch.Tensor, angles: torch.Tensor, layout: str) -> torch.Tensor:
+    """Turn pair ``k`` of ``x (..., d)`` by ``angles[..., k]`` (``(..., d/2)``) in ``layout``."""
     if layout == "interleaved":
         angles = angles.repeat_interleave(2, dim=-1)  # (..., seq_len, d): theta_0, theta_0, ...
         rotated = _rotate_interleaved(x)
