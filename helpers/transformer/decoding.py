@@ -1,0 +1,172 @@
+"""Using a trained model: greedy decoding and generation, with or without a key/value cache, and
+rotary scaling for contexts longer than the training length (notebooks 10 and 15).
+
+The functions take any model with the right methods (``encode``/``decode`` for
+:func:`greedy_decode`, a causal ``forward`` for :func:`generate`); they never import the model
+classes.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import torch
+from torch import nn
+
+from .._checks import require_bool, require_int, require_tensor
+from ..attention import KVCache
+from ..encodings import RotaryPositionalAttention, scaled_rotary_frequencies
+
+__all__ = ["greedy_decode", "generate", "set_rotary_scaling"]
+
+
+def set_rotary_scaling(
+    model: nn.Module,
+    method: str | None,
+    factor: float = 1.0,
+    original_max_len: int | None = None,
+    **options: float,
+) -> tuple[torch.Tensor, float] | None:
+    """Stretch the rotary embeddings of every self-attention in ``model`` (built with
+    ``positional="rotary"``) for a context ``factor`` times the training length: ``method`` is
+    ``"linear"``, ``"ntk"`` or ``"yarn"`` (see :func:`~helpers.encodings.scaled_rotary_frequencies`,
+    whose ``beta_fast``/``beta_slow`` pass through ``options``); ``None`` restores plain rotary.
+    Works on a trained model, with or without fine-tuning after. Returns ``(omega,
+    attention_scale)``, or None. Derived in notebook 15.
+    """
+    rotary = [m for m in model.modules() if isinstance(m, RotaryPositionalAttention)]
+    if not rotary:
+        raise ValueError(
+            f"model has no rotary self-attention (build it with positional='rotary'), got "
+            f"{type(model).__name__}"
+        )
+    if method is None:
+        for module in rotary:
+            module.set_frequencies(None)
+        return None
+    first = rotary[0]
+    omega, scale = scaled_rotary_frequencies(
+        first.d_k, method, factor, first.base, original_max_len, **options
+    )
+    for module in rotary:
+        module.set_frequencies(omega, scale)
+    return omega, scale
+
+
+@torch.no_grad()
+def greedy_decode(
+    model: nn.Module,
+    src: torch.Tensor,
+    max_len: int,
+    bos_id: int,
+    eos_id: int | None = None,
+    src_mask: torch.Tensor | None = None,
+    pad_id: int = 0,
+    use_cache: bool = False,
+) -> torch.Tensor:
+    """Generate with the most likely token at every step, a whole batch at once.
+
+    The decoder starts from ``bos_id`` (the token it was trained to start from, never the pad),
+    appends its most likely next token, and repeats ``max_len`` times or until every row has
+    produced ``eos_id``. Returns the generated ids ``(batch, <= max_len)`` without the BOS;
+    EOS is kept where it was produced, and the positions after it are ``pad_id``.
+    ``model`` needs ``encode(src, src_mask)`` and ``decode(tgt, memory, src_mask)`` returning
+    logits, as :class:`Transformer` has. The model runs in eval mode (its mode is restored).
+    ``use_cache=True`` feeds the decoder only the newest token and keeps the keys and values of
+    the earlier ones in a :class:`~helpers.attention.KVCache` (the model's ``decode`` must take
+    ``cache=``): the same tokens, without re-running the whole prefix at every step
+    (notebook 15).
+    """
+    if not (isinstance(model, nn.Module) and hasattr(model, "encode") and hasattr(model, "decode")):
+        raise TypeError(
+            f"model must be an nn.Module with encode and decode methods (such as Transformer), "
+            f"got {type(model).__name__}"
+        )
+    require_tensor("src", src, ndim=2, integer=True)
+    if src.numel() == 0:
+        raise ValueError(
+            f"src must hold at least one sequence of one token, got shape {tuple(src.shape)}"
+        )
+    max_len = require_int("max_len", max_len, minimum=1)
+    vocab = getattr(model, "tgt_vocab_size", None)  # None: a model that does not say
+    for name, value in (("bos_id", bos_id), ("eos_id", eos_id), ("pad_id", pad_id)):
+        if value is None:  # only eos_id may be None
+            continue
+        require_int(name, value, minimum=0)
+        if vocab is not None and value >= vocab:
+            raise ValueError(f"{name} must be < the model's tgt_vocab_size={vocab}, got {value}")
+    cache = _new_cache(model, use_cache, "decode")
+    was_training = model.training
+    model.eval()
+    try:
+        memory = model.encode(src, src_mask)  # (B, S, d_model): computed once
+        ys = torch.full((src.shape[0], 1), bos_id, dtype=torch.long, device=src.device)
+        finished = torch.zeros(src.shape[0], dtype=torch.bool, device=src.device)
+        for _ in range(max_len):
+            if cache is None:  # (B, t, vocab): the whole prefix again
+                logits = model.decode(ys, memory, src_mask)
+            else:  # (B, 1, vocab): the newest token, the others from the cache
+                logits = model.decode(ys[:, -1:], memory, src_mask, cache=cache)
+            next_token = logits[:, -1].argmax(dim=-1)  # (B,)
+            next_token = next_token.masked_fill(finished, pad_id)
+            ys = torch.cat([ys, next_token[:, None]], dim=1)
+            if eos_id is not None:
+                finished |= next_token == eos_id
+                if finished.all():
+                    break
+    finally:
+        model.train(was_training)
+    return ys[:, 1:]  # (B, <= max_len): drop the BOS
+
+
+def _new_cache(model: nn.Module, use_cache: object, method: str) -> KVCache | None:
+    """A fresh :class:`KVCache` for ``model`` if ``use_cache``; checks the model can use one."""
+    require_bool("use_cache", use_cache)
+    if not use_cache:
+        return None
+    if "cache" not in inspect.signature(getattr(model, method)).parameters:
+        raise ValueError(
+            f"use_cache=True needs a model whose {method} takes cache= (Transformer, "
+            f"DecoderOnlyTransformer), got {type(model).__name__}"
+        )
+    return KVCache(model.num_layers)
+
+
+@torch.no_grad()
+def generate(
+    model: nn.Module, prompt: torch.Tensor, max_new_tokens: int, use_cache: bool = True
+) -> torch.Tensor:
+    """Greedy generation with a causal language model such as :class:`DecoderOnlyTransformer`.
+
+    ``prompt (B, P)`` token ids; appends the most likely next token ``max_new_tokens`` times and
+    returns ``(B, P + max_new_tokens)``. With ``use_cache`` the prompt runs once and every later
+    step feeds only the newest token at its true position ``P, P + 1, ...``, reusing the cached
+    keys and values; without, every step re-runs the whole sequence. Same tokens either way
+    (notebook 15). The model runs in eval mode (its mode is restored).
+    """
+    if (
+        not isinstance(model, nn.Module)
+        or hasattr(model, "encode")
+        or not hasattr(model, "num_layers")
+    ):
+        raise TypeError(
+            f"model must be a causal language model such as DecoderOnlyTransformer (for an "
+            f"encoder-decoder Transformer use greedy_decode), got {type(model).__name__}"
+        )
+    require_tensor("prompt", prompt, ndim=2, integer=True)
+    if prompt.shape[1] == 0:
+        raise ValueError(f"prompt must hold at least one token, got shape {tuple(prompt.shape)}")
+    max_new_tokens = require_int("max_new_tokens", max_new_tokens, minimum=1)
+    cache = _new_cache(model, use_cache, "forward")
+    was_training = model.training
+    model.eval()
+    try:
+        tokens, new = prompt, prompt  # new: what the model has not seen yet
+        for _ in range(max_new_tokens):
+            logits = model(new, cache=cache) if cache is not None else model(tokens)
+            next_token = logits[:, -1].argmax(dim=-1, keepdim=True)  # (B, 1)
+            tokens = torch.cat([tokens, next_token], dim=1)  # (B, t + 1)
+            new = next_token
+    finally:
+        model.train(was_training)
+    return tokens
