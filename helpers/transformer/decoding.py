@@ -25,14 +25,15 @@ def set_rotary_scaling(
     method: str | None,
     factor: float = 1.0,
     original_max_len: int | None = None,
-    **options: float,
+    **options: object,
 ) -> tuple[torch.Tensor, float] | None:
     """Stretch the rotary embeddings of every self-attention in ``model`` (built with
     ``positional="rotary"``) for a context ``factor`` times the training length: ``method`` is
-    ``"linear"``, ``"ntk"`` or ``"yarn"`` (see :func:`~helpers.encodings.scaled_rotary_frequencies`,
-    whose ``beta_fast``/``beta_slow`` pass through ``options``); ``None`` restores plain rotary.
+    one of ``helpers.encodings.ROTARY_SCALINGS`` (see
+    :func:`~helpers.encodings.scaled_rotary_frequencies`, whose keyword arguments, e.g.
+    ``beta_fast`` or ``seq_len``, pass through ``options``); ``None`` restores plain rotary.
     Works on a trained model, with or without fine-tuning after. Returns ``(omega,
-    attention_scale)``, or None. Derived in notebook 15.
+    attention_scale)``, or None. Derived in notebook 15, used again in notebook 17.
     """
     rotary = [m for m in model.modules() if isinstance(m, RotaryPositionalAttention)]
     if not rotary:
