@@ -9,6 +9,7 @@ classes.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 
 import torch
 from torch import nn
@@ -135,7 +136,13 @@ def _new_cache(model: nn.Module, use_cache: object, method: str) -> KVCache | No
 
 @torch.no_grad()
 def generate(
-    model: nn.Module, prompt: torch.Tensor, max_new_tokens: int, use_cache: bool = True
+    model: nn.Module,
+    prompt: torch.Tensor,
+    max_new_tokens: int,
+    use_cache: bool = True,
+    *,
+    cache: KVCache | None = None,
+    dynamic_ntk: tuple[float, int] | None = None,
 ) -> torch.Tensor:
     """Greedy generation with a causal language model such as :class:`DecoderOnlyTransformer`.
 
@@ -143,7 +150,12 @@ def generate(
     returns ``(B, P + max_new_tokens)``. With ``use_cache`` the prompt runs once and every later
     step feeds only the newest token at its true position ``P, P + 1, ...``, reusing the cached
     keys and values; without, every step re-runs the whole sequence. Same tokens either way
-    (notebook 15). The model runs in eval mode (its mode is restored).
+    (notebook 15). ``cache``: an empty cache to fill instead of a fresh ``KVCache``, e.g. a
+    :class:`~helpers.transformer.WindowedKVCache` (notebook 17). ``dynamic_ntk=(factor,
+    original_max_len)``: before every step the rotary frequencies of dynamic NTK scaling for the
+    length so far (plain rotary restored at the end); with keys cached after rotation this is
+    the clash of notebook 17, with a ``WindowedKVCache(window=None)`` its fix. The model runs
+    in eval mode (its mode is restored).
     """
     if (
         not isinstance(model, nn.Module)
@@ -158,16 +170,49 @@ def generate(
     if prompt.shape[1] == 0:
         raise ValueError(f"prompt must hold at least one token, got shape {tuple(prompt.shape)}")
     max_new_tokens = require_int("max_new_tokens", max_new_tokens, minimum=1)
-    cache = _new_cache(model, use_cache, "forward")
+    cache = _given_cache(cache, use_cache) or _new_cache(model, use_cache, "forward")
+    rescale = _dynamic_ntk(model, dynamic_ntk)
     was_training = model.training
     model.eval()
     try:
         tokens, new = prompt, prompt  # new: what the model has not seen yet
         for _ in range(max_new_tokens):
+            rescale(tokens.shape[1])  # the length the model is about to see
             logits = model(new, cache=cache) if cache is not None else model(tokens)
             next_token = logits[:, -1].argmax(dim=-1, keepdim=True)  # (B, 1)
             tokens = torch.cat([tokens, next_token], dim=1)  # (B, t + 1)
             new = next_token
     finally:
         model.train(was_training)
+        if dynamic_ntk is not None:
+            set_rotary_scaling(model, None)
     return tokens
+
+
+def _given_cache(cache: object, use_cache: object) -> KVCache | None:
+    """``cache`` after checking it is an empty :class:`KVCache` given with ``use_cache``."""
+    if cache is None:
+        return None
+    if not isinstance(cache, KVCache):
+        raise TypeError(f"cache must be a KVCache or None, got {type(cache).__name__}")
+    if cache.length or use_cache is not True:
+        raise ValueError(
+            f"cache must be empty and come with use_cache=True, got {cache.length} cached "
+            f"tokens and use_cache={use_cache!r}"
+        )
+    return cache
+
+
+def _dynamic_ntk(model: nn.Module, dynamic_ntk: object) -> Callable[[int], None]:
+    """A function of the current length that sets dynamic NTK's frequencies (or does nothing)."""
+    if dynamic_ntk is None:
+        return lambda seq_len: None
+    if not isinstance(dynamic_ntk, tuple) or len(dynamic_ntk) != 2:
+        raise TypeError(
+            f"dynamic_ntk must be a pair (factor, original_max_len) or None, got {dynamic_ntk!r}"
+        )
+    factor, original_max_len = dynamic_ntk
+    set_rotary_scaling(model, "dynamic", factor, original_max_len, seq_len=1)  # checks them
+    return lambda seq_len: set_rotary_scaling(
+        model, "dynamic", factor, original_max_len, seq_len=seq_len
+    )

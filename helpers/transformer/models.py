@@ -29,6 +29,7 @@ from .._checks import (
 )
 from ..attention import KVCache, causal_mask
 from ..encodings import PositionScheme, TokenAndPositionalEmbedding, require_scheme
+from .caches import WindowedKVCache
 from .layers import DecoderLayer, EncoderLayer, _Block, _require_layer_args
 
 __all__ = ["TransformerConfig", "Transformer", "DecoderOnlyTransformer", "count_parameters"]
@@ -41,7 +42,10 @@ class TransformerConfig:
 
     ``positional``: a name in ``helpers.encodings.POSITION_SCHEMES``; ``relative_max_distance``:
     the clipping distance of ``"relative"``; ``tie_embeddings``: share the embedding matrices
-    with the output projection (paper, section 3.4). Used in notebooks 10, 12 and 15.
+    with the output projection (paper, section 3.4); ``nope_layers``: the indices of the layers
+    whose self-attention gets no position (NoPE layers, e.g. every fourth one as in Llama 4 and
+    SmolLM3: ``tuple(range(3, num_layers, 4))``), for schemes that enter the attention (rotary,
+    relative). Used in notebooks 10, 12, 15 and 17.
     """
 
     d_model: int = 64
@@ -54,6 +58,7 @@ class TransformerConfig:
     norm_first: bool = False
     relative_max_distance: int = 16
     tie_embeddings: bool = False
+    nope_layers: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         _require_layer_args(self.d_model, self.num_heads, self.d_ff, self.dropout, False)
@@ -63,16 +68,39 @@ class TransformerConfig:
         require_bool("norm_first", self.norm_first)
         require_int("relative_max_distance", self.relative_max_distance, minimum=1)
         require_bool("tie_embeddings", self.tie_embeddings)
+        object.__setattr__(self, "nope_layers", self._checked_nope_layers())
+
+    def _checked_nope_layers(self) -> tuple[int, ...]:
+        """``nope_layers`` as a sorted tuple of distinct layer indices, or a clear error."""
+        layers = self.nope_layers
+        if isinstance(layers, (str, bytes)) or not isinstance(layers, (tuple, list, range)):
+            raise TypeError(f"nope_layers must be a tuple of layer indices, got {layers!r}")
+        for index in layers:
+            require_int("nope_layers[i]", index, minimum=0)
+            if index >= self.num_layers:
+                raise ValueError(
+                    f"nope_layers must hold layer indices < num_layers={self.num_layers}, "
+                    f"got {index}"
+                )
+        if layers and self.scheme.attention is None:
+            raise ValueError(
+                f"nope_layers takes position out of some self-attentions, so positional must "
+                f"enter the attention (rotary, relative), got positional={self.positional!r}"
+            )
+        return tuple(sorted(set(layers)))
 
     @property
     def scheme(self) -> PositionScheme:
         """The registry entry of ``positional``."""
         return require_scheme(self.positional, self.d_model, self.num_heads)
 
-    def layer_args(self) -> dict:
-        """What every layer of the model is built with, its self-attention's position included."""
+    def layer_args(self, index: int = 0) -> dict:
+        """What layer ``index`` of the model is built with, its self-attention's position
+        included (none in the ``nope_layers``)."""
+        index = require_int("index", index, minimum=0, maximum=self.num_layers - 1)
         build = self.scheme.attention  # None: position does not enter the attention
-        position = None if build is None else lambda d_k: build(d_k, self)
+        nope = index in self.nope_layers
+        position = None if build is None or nope else lambda d_k: build(d_k, self)
         return {
             "d_model": self.d_model,
             "num_heads": self.num_heads,
@@ -103,7 +131,7 @@ class _Model(nn.Module):
         )
 
     def _stack(self, layer: type[_Block]) -> nn.ModuleList:
-        return nn.ModuleList(layer(**self.config.layer_args()) for _ in range(self.num_layers))
+        return nn.ModuleList(layer(**self.config.layer_args(i)) for i in range(self.num_layers))
 
     def _final_norm(self) -> nn.Module:
         """Pre-LN leaves the residual stream un-normalised: one LayerNorm closes each stack."""
@@ -246,7 +274,7 @@ class Transformer(_Model):
         require_tensor("tgt", tgt, ndim=2, integer=True)
         require_ids("tgt", tgt, self.tgt_embedding.vocab_size)
         batch, tgt_len = tgt.shape
-        offset = _require_cache(cache, self.num_layers)
+        offset = _require_cache(cache, self.num_layers, tgt_len, self.scheme)
         _require_memory(memory, batch, self.d_model)
         _require_mask("src_mask", src_mask, (batch, 1, 1, memory.shape[1]))
         _require_mask("tgt_mask", tgt_mask, (batch, 1, tgt_len, offset + tgt_len))
@@ -287,10 +315,12 @@ class DecoderOnlyTransformer(_Model):
     (boolean, broadcastable to ``(B, 1, L, L)``, e.g. a padding mask) is combined with the
     causal mask. With ``need_weights=True`` it returns ``(logits, [weights (B, H, L, L)])``.
     With a ``cache`` (:class:`~helpers.attention.KVCache`) ``tokens`` are only the new ones, at
-    positions ``cache.length ..`` (see :func:`generate`, notebook 15). ``tie_embeddings=True``
-    ties the output projection's weight to the token embedding (paper, section 3.4).
+    positions ``cache.length ..`` (see :func:`generate`, notebook 15); a
+    :class:`~helpers.transformer.WindowedKVCache` first makes room for them (notebook 17).
+    ``tie_embeddings=True`` ties the output projection's weight to the token embedding (paper,
+    section 3.4); ``nope_layers`` lists the layers without position (notebook 17).
     The arguments after ``vocab_size`` make a :class:`TransformerConfig` (``self.config``).
-    Trained in notebooks 12 and 15.
+    Trained in notebooks 12, 15 and 17.
     """
 
     def __init__(
@@ -307,6 +337,7 @@ class DecoderOnlyTransformer(_Model):
         norm_first: bool = False,
         relative_max_distance: int = 16,
         tie_embeddings: bool = False,
+        nope_layers: tuple[int, ...] = (),
     ) -> None:
         super().__init__()  # vocab_size: checked by TokenAndPositionalEmbedding
         self._setup(
@@ -321,6 +352,7 @@ class DecoderOnlyTransformer(_Model):
                 norm_first,
                 relative_max_distance,
                 tie_embeddings,
+                nope_layers,
             )  # fmt: skip
         )
         self.embedding = self._embedding(vocab_size)
@@ -341,7 +373,7 @@ class DecoderOnlyTransformer(_Model):
         require_tensor("tokens", tokens, ndim=2, integer=True)
         require_ids("tokens", tokens, self.embedding.vocab_size)
         batch, seq_len = tokens.shape
-        offset = _require_cache(cache, self.num_layers)
+        offset = _require_cache(cache, self.num_layers, seq_len, self.scheme)
         _require_mask("mask", mask, (batch, 1, seq_len, offset + seq_len))
         require_bool("need_weights", need_weights)
         x = self.embedding._forward(tokens, offset)  # (B, L, d_model), at positions offset ..
@@ -366,8 +398,9 @@ def _require_same_batch(src: object, tgt: object) -> None:
         )
 
 
-def _require_cache(cache: object, num_layers: int) -> int:
-    """Return the cached length (0 without a cache) after checking the cache fits the model."""
+def _require_cache(cache: object, num_layers: int, num_new: int, scheme: PositionScheme) -> int:
+    """Return the cached length (0 without a cache) after checking the cache fits the model;
+    a windowed cache first makes room for ``num_new`` tokens."""
     if cache is None:
         return 0
     if not isinstance(cache, KVCache):
@@ -376,6 +409,13 @@ def _require_cache(cache: object, num_layers: int) -> int:
         raise ValueError(
             f"cache must have one slot per layer ({num_layers}), got {len(cache.layers)}"
         )
+    if isinstance(cache, WindowedKVCache):
+        if scheme.enters not in ("rotation", "nowhere"):
+            raise ValueError(
+                f"a WindowedKVCache moves keys to new positions, which only rotary (or no) "
+                f"position allows, got a model with positional={scheme.name!r}"
+            )
+        cache.make_room(num_new)
     return cache.length
 
 
