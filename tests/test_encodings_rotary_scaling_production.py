@@ -85,6 +85,21 @@ def test_llama3_equals_transformers_for_released_settings(model, head_dim, facto
     assert kept.any() and divided.any() and (~kept & ~divided).any(), model  # three bands
 
 
+def test_llama3_with_equal_bounds_is_a_step_as_in_transformers():
+    # low = high: no blend; pairs shorter than L / high kept, longer ones divided
+    parameters = {
+        "rope_type": "llama3", "rope_theta": 500000.0, "factor": 16.0, "low_freq_factor": 1.0,
+        "high_freq_factor": 1.0, "original_max_position_embeddings": 8192,
+    }  # fmt: skip
+    config = LlamaConfig(hidden_size=1024, num_attention_heads=8, rope_parameters=parameters)
+    theirs, _ = hf_frequencies(config, "llama3")
+    omega, _ = scaled_rotary_frequencies(128, "llama3", 16.0, 500000.0, 8192,
+                                         high_freq_factor=1.0)  # fmt: skip
+    assert_close_to_float32(omega, theirs)
+    plain = rotary_frequencies(128, 500000.0)
+    assert set(torch.unique(torch.round(plain / omega, decimals=9)).tolist()) == {1.0, 16.0}
+
+
 def test_llama3_with_its_wavelength_bounds_swapped_is_refused():
     with pytest.raises(ValueError, match="high_freq_factor"):
         scaled_rotary_frequencies(64, "llama3", 8.0, 10000.0, 256, low_freq_factor=4.0,

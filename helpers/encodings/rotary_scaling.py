@@ -167,16 +167,18 @@ def _llama3(
     """Llama 3's rule: keep short wavelengths, divide long ones by ``factor``, blend between."""
     low_freq_factor = require_positive_float("low_freq_factor", low_freq_factor)
     high_freq_factor = require_positive_float("high_freq_factor", high_freq_factor)
-    if high_freq_factor <= low_freq_factor:
+    if high_freq_factor < low_freq_factor:
         raise ValueError(
-            f"high_freq_factor must be > low_freq_factor (wavelengths below "
+            f"high_freq_factor must be >= low_freq_factor (wavelengths below "
             f"original_max_len / high_freq_factor are kept, above original_max_len / "
             f"low_freq_factor divided), got {high_freq_factor} and {low_freq_factor}"
         )
-    wavelength = 2 * math.pi / omega  # (d/2,) lambda_k, in positions
-    # s: 1 where the pair turns high_freq_factor times or more within L, 0 at low_freq_factor
-    s = (original_max_len / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)
-    return omega * ((1 - s.clamp(0, 1)) / factor + s.clamp(0, 1))
+    turns = original_max_len / (2 * math.pi / omega)  # (d/2,) L / lambda_k: turns within L
+    if high_freq_factor == low_freq_factor:  # no band between: a step
+        s = (turns > high_freq_factor).to(omega.dtype)
+    else:  # 1 where the pair turns high_freq_factor times or more within L, 0 at low_freq_factor
+        s = ((turns - low_freq_factor) / (high_freq_factor - low_freq_factor)).clamp(0, 1)
+    return omega * ((1 - s) / factor + s)
 
 
 def _dynamic(
