@@ -6,11 +6,12 @@ case passes. Call it with your function, e.g. ``check_sinusoidal(my_encoding)``.
 """
 
 # Each module lists its checkers in ``__all__``; the package re-exports exactly those.
-from . import attention, encodings, graph, modern, transformer
+from . import attention, encodings, graph, modern, production, transformer
 from .attention import *  # noqa: F403
 from .encodings import *  # noqa: F403
 from .graph import *  # noqa: F403
 from .modern import *  # noqa: F403
+from .production import *  # noqa: F403
 from .transformer import *  # noqa: F403
 
 __all__ = [
@@ -19,4 +20,5 @@ __all__ = [
     *graph.__all__,
     *attention.__all__,
     *transformer.__all__,
+    *production.__all__,
 ]
