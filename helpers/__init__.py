@@ -28,6 +28,7 @@ _SUBMODULES = (
     "data",
     "encodings",
     "exercises",
+    "extrapolation",
     "plots",
     "training",
     "transformer",

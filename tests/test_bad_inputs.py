@@ -29,6 +29,7 @@ import torch
 from _public_api import public_modules
 
 import helpers
+import helpers.extrapolation as extrapolation
 from helpers import attention, check_env, data, exercises, plots, training, transformer, widgets
 from helpers import encodings as enc
 from helpers.attention import MultiHeadAttention
@@ -925,6 +926,35 @@ if not torch.cuda.is_available():
         Bad(helpers.get_device, lambda: helpers.get_device("cuda"),
             ValueError, "prefer", "'cuda'", "get_device-cuda-without-cuda")
     )  # fmt: skip
+
+
+# fmt: off
+# Lesson 12's task and recipe (helpers.extrapolation).
+CASES += [
+    Bad(extrapolation.make_task, lambda: extrapolation.make_task(0, 8, torch.Generator()),
+        ValueError, "num", "0", "extrapolation.make_task-zero-num"),
+    Bad(extrapolation.make_task, lambda: extrapolation.make_task(2, 8, 5),
+        TypeError, "generator", "int", "extrapolation.make_task-int-generator"),
+    Bad(extrapolation.answer_mask, lambda: extrapolation.answer_mask(t(2, 8)),
+        TypeError, "tokens", "torch.float32", "extrapolation.answer_mask-float-tokens"),
+    Bad(extrapolation.build_model, lambda: extrapolation.build_model("rope"),
+        ValueError, "scheme", "'rope'", "extrapolation.build_model-unknown-scheme"),
+    Bad(extrapolation.learning_rate, lambda: extrapolation.learning_rate(-1),
+        ValueError, "step", "-1", "extrapolation.learning_rate-negative-step"),
+    Bad(extrapolation.train_on_task, lambda: extrapolation.train_on_task("model", 0),
+        TypeError, "model", "str", "extrapolation.train_on_task-str-model"),
+    Bad(extrapolation.window_mask, lambda: extrapolation.window_mask(4, 0),
+        ValueError, "window", "0", "extrapolation.window_mask-zero-window"),
+    Bad(extrapolation.accuracy_by_position,
+        lambda: extrapolation.accuracy_by_position(lm(), t(2, 8)),
+        TypeError, "tokens", "torch.float32", "extrapolation.accuracy_by_position-float-tokens"),
+    Bad(extrapolation.range_accuracies,
+        lambda: extrapolation.range_accuracies(lm(), max_len_eval=1000),
+        ValueError, "max_len_eval", "1000", "extrapolation.range_accuracies-too-long"),
+    Bad(extrapolation.evaluation_tokens, lambda: extrapolation.evaluation_tokens(0),
+        ValueError, "length", "0", "extrapolation.evaluation_tokens-zero-length"),
+]
+# fmt: on
 
 
 def _sdpa_inputs():

@@ -1,0 +1,195 @@
+"""Lesson 12's task and recipe (helpers.extrapolation): hand-checked values, the rule on every
+answer, determinism, and the scoring against an oracle that knows the rule."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from helpers import extrapolation as ex
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    # these models are tiny: one thread is fastest, and many threads on a busy machine crawl
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def gen(seed: int = 0) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+class Oracle(nn.Module):
+    """Predicts every token by the rule from the two tokens before it (what a perfect model does).
+
+    It reads only offsets 1 and 2, so a window of 3 or more tokens leaves it perfect."""
+
+    def forward(self, tokens: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        guess = torch.zeros_like(tokens)  # guess[:, t] is the guess for tokens[:, t + 1]
+        guess[:, 1:] = (tokens[:, :-1] + tokens[:, 1:]) % ex.NUM_VALUES
+        return nn.functional.one_hot(guess, ex.VOCAB).float()  # (num, length, VOCAB)
+
+
+class Zeros(nn.Module):
+    def forward(self, tokens: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        logits = torch.zeros(*tokens.shape, ex.VOCAB)
+        logits[..., 0] = 1.0
+        return logits
+
+
+def test_constants_agree():
+    assert ex.VOCAB == ex.NUM_VALUES == 8
+    assert 0 < ex.RESET_RATE < 1
+    assert ex.EVAL_LENGTH == 4 * ex.TRAIN_LENGTH == 128
+    assert list(ex.RANGES.values()) == [(8, 32), (32, 64), (64, 128)]
+    assert set(ex.MODEL_SIZE) == {"d_model", "num_heads", "num_layers", "d_ff", "dropout"}
+
+
+def test_make_task_shape_values_and_determinism():
+    x = ex.make_task(64, 40, gen(3))
+    assert x.shape == (64, 40) and x.dtype == torch.int64
+    assert int(x.min()) == 0 and int(x.max()) == ex.NUM_VALUES - 1
+    assert torch.equal(x, ex.make_task(64, 40, gen(3)))
+    assert not torch.equal(x, ex.make_task(64, 40, gen(4)))
+
+
+def test_resets_happen_at_the_stated_rate_and_the_rest_follows_the_rule():
+    x = ex.make_task(4000, 60, gen(0))
+    follows = ex.answer_mask(x)[:, 2:]  # (num, 58)
+    # a reset breaks the rule unless it happens to draw the rule's value (chance 1 / NUM_VALUES)
+    broken = 1 - float(follows.double().mean())
+    assert broken == pytest.approx(ex.RESET_RATE * (1 - 1 / ex.NUM_VALUES), abs=0.01)
+    assert not ex.answer_mask(x)[:, :2].any()
+
+
+def test_hand_example():
+    # the rule by hand on a generated sequence: every token that is not a reset is the sum
+    x = ex.make_task(1, 10, gen(0))[0].tolist()
+    by_hand = [t for t in range(2, 10) if x[t] == (x[t - 2] + x[t - 1]) % 8]
+    assert ex.answer_mask(torch.tensor([x]))[0].nonzero().flatten().tolist() == by_hand
+
+
+def test_resets_have_no_period():
+    # every position from 2 on is a reset in about the same share of sequences, and the chains
+    # restart at random places: no position is special, so answers cannot be keyed on it
+    x = ex.make_task(4000, 128, gen(1))
+    broken = 1 - ex.answer_mask(x)[:, 2:].double().mean(dim=0)  # (positions,)
+    assert float(broken.max() - broken.min()) < 0.05
+
+
+def test_answer_mask_by_hand():
+    tokens = torch.tensor([[3, 4, 7, 3, 2, 5, 1, 6], [0, 0, 0, 0, 0, 0, 0, 0]])
+    # 3+4=7 ok, 4+7=11=3 ok, 7+3=10=2 ok, 3+2=5 ok, 2+5=7 != 1 (reset), 5+1=6 ok
+    expected = [[False, False, True, True, True, True, False, True], [False, False] + [True] * 6]
+    assert ex.answer_mask(tokens).tolist() == expected
+
+
+def test_window_mask_by_hand():
+    expected = [
+        [True, False, False, False],
+        [True, True, False, False],
+        [False, True, True, False],
+        [False, False, True, True],
+    ]
+    assert ex.window_mask(4, 2).tolist() == expected
+    assert torch.equal(ex.window_mask(5, 5), torch.ones(5, 5, dtype=torch.bool).tril())
+
+
+def test_learning_rate_schedule():
+    assert math.isclose(ex.learning_rate(0), ex.PEAK_LR / ex.WARMUP)
+    assert math.isclose(ex.learning_rate(ex.WARMUP - 1), ex.PEAK_LR)
+    assert math.isclose(ex.learning_rate(ex.STEPS - 1), ex.PEAK_LR / (ex.STEPS - ex.WARMUP))
+
+
+def test_build_model_sizes():
+    torch.manual_seed(0)
+    assert ex.build_model("learned").config.max_len == ex.TRAIN_LENGTH
+    model = ex.build_model("alibi")
+    assert model.config.max_len == ex.EVAL_LENGTH
+    assert model(torch.zeros(2, ex.EVAL_LENGTH, dtype=torch.long)).shape == (
+        2,
+        ex.EVAL_LENGTH,
+        ex.VOCAB,
+    )
+
+
+def test_accuracy_by_position_oracle_and_hand_count():
+    x = ex.make_task(200, 50, gen(2))
+    scored = ex.answer_mask(x)
+    acc = ex.accuracy_by_position(Oracle(), x)
+    assert acc.shape == (50,)
+    assert np.isnan(acc[:2]).all()
+    assert (acc[2:] == 1.0).all()
+    # always guessing 0: right exactly where the answer is 0
+    zeros = ex.accuracy_by_position(Zeros(), x)
+    t = 20
+    answers = x[scored[:, t], t]
+    assert zeros[t] == pytest.approx(float((answers == 0).double().mean()))
+
+
+def test_accuracy_by_position_window_reaches_the_model():
+    class SeesMask(nn.Module):
+        def forward(self, tokens, mask=None):
+            assert mask is not None and mask.shape == (tokens.shape[1], tokens.shape[1])
+            assert int(mask.sum(dim=1).max()) == 3
+            return Oracle()(tokens)
+
+    x = ex.make_task(10, 30, gen(5))
+    acc = ex.accuracy_by_position(SeesMask(), x, window=3)
+    assert np.nanmin(acc) == 1.0
+
+
+def test_range_accuracies_oracle_and_truncation():
+    assert ex.range_accuracies(Oracle()) == dict.fromkeys(ex.RANGES, 1.0)
+    short = ex.range_accuracies(Oracle(), max_len_eval=ex.TRAIN_LENGTH)
+    assert short["8 <= t < L"] == 1.0
+    assert math.isnan(short["L <= t < 2L"]) and math.isnan(short["2L <= t < 4L"])
+    # pooled over answers: the zero-guesser scores the share of zero answers in the range
+    tokens = ex.evaluation_tokens()
+    scored = ex.answer_mask(tokens)[:, 64:]
+    share = float((tokens[:, 64:][scored] == 0).double().mean())
+    assert ex.range_accuracies(Zeros())["2L <= t < 4L"] == pytest.approx(share)
+
+
+def test_evaluation_tokens_are_unseen_in_training():
+    train = ex.make_task(ex.STEPS * ex.BATCH, ex.TRAIN_LENGTH, gen(1000))  # seed 0's data
+    seen = set(map(tuple, train.tolist()))
+    test = ex.evaluation_tokens()[:, : ex.TRAIN_LENGTH]
+    assert sum(tuple(row) in seen for row in test.tolist()) == 0
+
+
+class Tiny(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(ex.VOCAB, 8)
+        self.out = nn.Linear(8, ex.VOCAB)
+
+    def forward(self, tokens):
+        return self.out(self.embed(tokens))
+
+
+def test_train_on_task_is_deterministic_in_place_and_leaves_eval_mode():
+    def run():
+        torch.manual_seed(0)
+        model = Tiny()
+        before = model.out.weight.detach().clone()
+        trained = ex.train_on_task(model, seed=0)
+        assert trained is model and not model.training
+        assert not torch.equal(before, model.out.weight)
+        return model.out.weight.detach().clone()
+
+    assert torch.equal(run(), run())
+
+
+def test_train_on_task_teaches_alibi_the_rule():
+    torch.manual_seed(0)
+    model = ex.train_on_task(ex.build_model("alibi"), seed=0)
+    accuracies = ex.range_accuracies(model)
+    assert min(accuracies.values()) > 0.7  # 0.80 to 0.84 on the machine that wrote this
