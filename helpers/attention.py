@@ -119,6 +119,10 @@ class LayerKVCache:
     """The keys and values one self-attention layer has computed so far, ``(B, H, length, d_k)``
     each (notebook 15). ``length`` is also the position of the next token to come."""
 
+    # Keys cached after rotation, at their positions; a windowed cache (notebook 17) stores them
+    # before rotation and has MultiHeadAttention rotate every key at its slot at every step.
+    rotates_at_slots: bool = False
+
     def __init__(self) -> None:
         self.keys: torch.Tensor | None = None
         self.values: torch.Tensor | None = None
@@ -126,6 +130,11 @@ class LayerKVCache:
     @property
     def length(self) -> int:
         return 0 if self.keys is None else self.keys.shape[-2]
+
+    @property
+    def position(self) -> int:
+        """The position of the next token: ``length`` here (a windowed cache may differ)."""
+        return self.length
 
     def extend(self, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Append the new keys and values ``(B, H, L_new, d_k)``; return all of them."""
@@ -225,8 +234,9 @@ class MultiHeadAttention(nn.Module):
         ``(num_heads, L_q, L_k)`` or one per example ``(B, num_heads, L_q, L_k)`` (graph
         distances). ``cache`` (self-attention only): the new tokens' keys and values are
         appended to it and the queries attend to every cached key; the new tokens sit at
-        positions ``cache.length ..``, which the position module uses. ``mask`` and
-        ``attn_bias`` then cover all keys: ``(..., L_q, cache.length + L_k)``.
+        positions ``cache.position ..`` (``cache.length`` except in a windowed cache), which the
+        position module uses. ``mask`` and ``attn_bias`` then cover all keys:
+        ``(..., L_q, cache.length + L_k)``.
         """
         self._require_inputs(query, key, value, mask, need_weights, attn_bias, cache)
         return self._forward(query, key, value, mask, need_weights, attn_bias, cache)
@@ -236,11 +246,15 @@ class MultiHeadAttention(nn.Module):
         q = self._split_heads(self.q_proj(query))  # (B, H, L_q, d_k)
         k = self._split_heads(self.k_proj(key))  # (B, H, L_k, d_k)
         v = self._split_heads(self.v_proj(value))  # (B, H, L_k, d_k)
-        offset = 0 if cache is None else cache.length  # the position of the first new token
-        if self.position is not None:  # e.g. rotary: q and k turned by their positions
+        offset = 0 if cache is None else cache.position  # the position of the first new token
+        at_slots = cache is not None and cache.rotates_at_slots  # keys cached before rotation
+        if self.position is not None and not at_slots:  # e.g. rotary: q, k turned by position
             q, k = self.position.rotate(q, k, offset)
         if cache is not None:
-            k, v = cache.extend(k, v)  # (B, H, offset + L_k, d_k): every key so far
+            k, v = cache.extend(k, v)  # (B, H, length + L_k, d_k): every key so far
+        if self.position is not None and at_slots:  # every key at its slot, queries last
+            q = self.position.rotate(q, q, k.shape[-2] - q.shape[-2])[0]
+            k = self.position.rotate(k, k, 0)[1]
         if self.position is not None:  # e.g. relative: a score term q_i . a_ij / sqrt(d_k)
             attn_bias = _plus(attn_bias, self.position.score_bias(q, k.shape[-2], offset))
         out, weights = self._attend(q, k, v, mask, need_weights, attn_bias, offset)

@@ -7,7 +7,7 @@
 
 mutmut (configured in pyproject.toml, ``[tool.mutmut]``) copies ``helpers`` to ``mutants/``,
 makes thousands of one-token edits ("mutants") to the lines the unit tests execute, in
-``helpers/encodings/``, ``attention.py``, ``transformer.py``, ``training.py`` and ``data.py``, and
+``helpers/encodings/``, ``attention.py``, ``transformer/``, ``training.py`` and ``data.py``, and
 runs the unit tests that cover each edit (no notebooks). A mutant is *killed* when a test fails.
 Every run starts from an empty ``mutants/``: mutmut 3.8.1 re-measures coverage on the mutated
 copies it left there, which silently drops most mutants (4,209 became 1,226 here).

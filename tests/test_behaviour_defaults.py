@@ -54,15 +54,16 @@ DEFAULTS = {
     transformer.EncoderLayer: {"dropout": 0.0, "norm_first": False, "position": None},
     transformer.DecoderLayer: {"dropout": 0.0, "norm_first": False, "position": None},
     transformer.Transformer: MODEL_DEFAULTS,
-    transformer.DecoderOnlyTransformer: MODEL_DEFAULTS | {"dropout": 0.0},
-    transformer.TransformerConfig: MODEL_DEFAULTS,
+    transformer.DecoderOnlyTransformer: MODEL_DEFAULTS | {"dropout": 0.0, "nope_layers": ()},
+    transformer.TransformerConfig: MODEL_DEFAULTS | {"nope_layers": ()},  # no NoPE layer
     transformer.TorchReferenceTransformer: {
         name: value
         for name, value in MODEL_DEFAULTS.items()
         if name not in ("relative_max_distance", "tie_embeddings")
     },
     transformer.greedy_decode: {"eos_id": None, "src_mask": None, "pad_id": 0, "use_cache": False},
-    transformer.generate: {"use_cache": True},
+    transformer.generate: {"use_cache": True, "cache": None, "dynamic_ntk": None},
+    transformer.WindowedKVCache: {"sinks": 4, "window": None, "positions": "cache"},
     attention.causal_mask: {"device": None},
     attention.MultiHeadAttention: {
         "dropout": 0.0,
@@ -81,6 +82,11 @@ DEFAULTS = {
         "original_max_len": None,
         "beta_fast": 32.0,
         "beta_slow": 1.0,
+        "low_freq_factor": 1.0,  # Llama 3's band: Meta's released 1 and 4
+        "high_freq_factor": 4.0,
+        "seq_len": None,
+        "short_factor": None,
+        "long_factor": None,
     },
     transformer.set_rotary_scaling: {"factor": 1.0, "original_max_len": None},
     encodings.RelativePositionalAttention: {"max_distance": 16, "values": False},

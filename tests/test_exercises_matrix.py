@@ -33,6 +33,7 @@ from helpers.encodings import (
 )
 from helpers.exercises import _core
 from helpers.exercises import modern as modern_ex
+from helpers.exercises import production as production_ex
 from helpers.exercises import rotary_microscope as rotary_microscope_ex
 from helpers.exercises import transformer as transformer_ex
 from helpers.training import noam_lr
@@ -69,6 +70,18 @@ RIGHT_AND_WRONG = {
     "check_kv_cache_bytes": (
         modern_ex._kv_cache_bytes,
         lambda *args: modern_ex._kv_cache_bytes(*args) // 2,
+    ),
+    "check_llama3_frequencies": (
+        production_ex._llama3_frequencies,
+        lambda *args: production_ex._llama3_frequencies(*args) * 1.01,
+    ),
+    "check_dynamic_ntk_frequencies": (
+        production_ex._dynamic_frequencies,
+        lambda *args: production_ex._dynamic_frequencies(*args) * 1.01,
+    ),
+    "check_window_positions": (
+        production_ex._window_positions,
+        lambda *args: production_ex._window_positions(*args) + 1,
     ),
     "check_laplacian_pe": (laplacian_pe, lambda a, k: laplacian_pe(a, k)[:, ::-1]),
     "check_random_walk_pe": (random_walk_pe, lambda a, k: random_walk_pe(a, k) * 2),

@@ -41,6 +41,7 @@ def test_lessons_state_run_times_within_the_live_budget(path):
         "12_length_extrapolation.ipynb",
         "14_positions_in_graphs_and_time.ipynb",
         "15_long_context.ipynb",
+        "17_positions_in_production.ipynb",
     }
     stated = tn.header_seconds(nbformat.read(path, as_version=4))
     assert stated <= (45 if path.name in experiments else 30), f"{path.name}: {stated} s"

@@ -3,7 +3,7 @@
 - ``sinusoidal``: the paper's fixed encoding, its torch module and the offset (rotation) matrix.
 - ``naive``: the schemes a learner tries first, and the four criteria that judge them.
 - ``learned``, ``relative``, ``rotary``, ``alibi``: the modern alternatives (notebooks 11-12).
-- ``rotary_scaling``: rotary frequencies stretched to longer contexts (notebook 15).
+- ``rotary_scaling``: rotary frequencies stretched to longer contexts (notebooks 15, 17).
 - ``mrope``: rotary with three position ids for text, images and video (notebook 16).
 - ``embedding``: token embedding plus position, the first layer of the models.
 - ``base``: what schemes share (:class:`PositionalAttention`, the hooks inside attention).

@@ -1,0 +1,27 @@
+"""The Transformer of Vaswani et al. (2017), assembled from the course's parts, batch first.
+
+Where to look:
+
+    layers.py     FeedForward, EncoderLayer, DecoderLayer (residual connections, pre-/post-LN)
+    models.py     TransformerConfig, Transformer, DecoderOnlyTransformer, count_parameters
+    caches.py     WindowedKVCache: sink tokens plus a window, keys at their slot or text position
+    decoding.py   greedy_decode, generate (key/value caches), set_rotary_scaling
+    reference.py  TorchReferenceTransformer: torch.nn.Transformer behind the same interface
+
+Every name is importable from here: ``from helpers.transformer import Transformer``.
+"""
+
+from . import caches, decoding, layers, models, reference
+from .caches import *  # noqa: F403
+from .decoding import *  # noqa: F403
+from .layers import *  # noqa: F403
+from .models import *  # noqa: F403
+from .reference import *  # noqa: F403
+
+__all__ = [
+    *layers.__all__,
+    *caches.__all__,
+    *models.__all__,
+    *reference.__all__,
+    *decoding.__all__,
+]
