@@ -336,6 +336,8 @@ CASES: list[Bad] = [
     Bad(naive.format_score_table, lambda: naive.format_score_table(["index"]),
         TypeError, "scores", "list", "format_score_table-list"),
     # ---------------------------------------------------------------- encodings: learned, embedding
+    Bad(enc.position_probe, lambda: enc.position_probe(np.zeros(5), [0] * 5, np.zeros((1, 1)), [0]),
+        TypeError, "x_train", "(5,)", "position_probe-1d-x_train"),
     Bad(enc.LearnedPositionalEmbedding, lambda: enc.LearnedPositionalEmbedding(0, 4),
         ValueError, "max_len", "0", "LearnedPositionalEmbedding-zero-max_len"),
     Bad(enc.LearnedPositionalEmbedding, lambda: enc.LearnedPositionalEmbedding(4, -2),
