@@ -411,19 +411,35 @@ def score_schemes(schemes: Mapping[str, Scheme]) -> dict[str, dict[str, bool]]:
     }
 
 
+def _header_lines(name: str) -> tuple[str, str]:
+    """A column name over two lines, split at the space nearest its middle ("", name if none)."""
+    spaces = [i for i, char in enumerate(name) if char == " "]
+    if not spaces:
+        return "", name
+    cut = min(spaces, key=lambda i: (abs(2 * i - len(name)), i))
+    return name[:cut], name[cut + 1 :]
+
+
 def format_score_table(scores: Mapping[str, Mapping[str, bool]]) -> str:
     """A plain-text table of :func:`score_schemes`' result: 'yes'/'no' per criterion.
 
-    Used in notebooks 02 and 03.
+    Criterion names with a space are written over two header lines, so that six criteria fit a
+    projector's width. Used in notebooks 02 and 03.
     """
     _require_mapping(
         "scores", scores, "{scheme: {criterion: passed}} as score_schemes returns", "one scheme"
     )
     criteria = list(next(iter(scores.values())))
+    headers = [_header_lines(c) for c in criteria]
+    two_lines = any(top for top, _ in headers)
     first = max(len("scheme"), *(len(name) for name in scores))
-    widths = [max(len(c), 3) for c in criteria]
-    header = [c.ljust(w) for c, w in zip(criteria, widths, strict=True)]
-    lines = ["  ".join(["scheme".ljust(first), *header, "passed"])]
+    widths = [max(len(top), len(bottom), 3) for top, bottom in headers]
+    lines = []
+    if two_lines:
+        tops = [top.ljust(w) for (top, _), w in zip(headers, widths, strict=True)]
+        lines.append("  ".join(["".ljust(first), *tops, ""]).rstrip())
+    bottoms = [bottom.ljust(w) for (_, bottom), w in zip(headers, widths, strict=True)]
+    lines.append("  ".join(["scheme".ljust(first), *bottoms, "passed"]))
     for name, row in scores.items():
         marks = ["yes" if row[c] else "no" for c in criteria]
         passed = sum(row[c] for c in criteria)
