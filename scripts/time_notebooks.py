@@ -8,6 +8,8 @@ Usage::
     python scripts/time_notebooks.py --write --no-tests    # measure, then write README + headers
     python scripts/time_notebooks.py --check --no-tests    # measure, fail if the stated times are off
     python scripts/time_notebooks.py --suite --markdown    # also the README's whole `pytest`
+    python scripts/time_notebooks.py --study               # study times of every lesson (no run)
+    python scripts/time_notebooks.py --study --write-study # ... written into README + headers
 
 Notebooks run as ``scripts/execute_notebooks.py --check-only`` runs them (fresh kernel, top to
 bottom, nothing executed is written). For each notebook the script prints the wall-clock time and
@@ -23,6 +25,13 @@ Where a run time is stated (one measurement, two places):
 fails when the two places disagree or a measurement is not within ``--tolerance`` of what they
 state. ``--clock cpu`` uses the kernel's CPU time instead of the wall clock (for a busy machine).
 Timings depend on the machine and its load: write them on an otherwise idle machine.
+
+Study times (``--study``, rule in ``scripts/study_time.py``: prose at 120 words per minute, code
+at 8 lines per minute, 10 minutes per exercise, an optional "Going deeper" part counted apart)
+depend only on the notebooks' content: nothing is executed. ``--write-study`` writes them into
+the first cell of each notebook (a ``**Study time:** ...`` line just before the run-time line)
+and, for lessons, into the course map's study-time column (the one before the run time); it
+leaves every run time as it is.
 ``--markdown`` prints a table of the measured times. Exits non-zero if a notebook, a test run or
 a check fails.
 """
@@ -42,8 +51,9 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _course import ROOT, course_notebooks  # noqa: E402
+from _course import ROOT, course_notebooks, lesson_notebooks  # noqa: E402
 from execute_notebooks import execute  # noqa: E402
+from study_time import STUDY_LINE_RE, study_time  # noqa: E402
 
 README = ROOT / "README.md"
 
@@ -114,6 +124,87 @@ def set_readme_seconds(readme: str, file_name: str, seconds: int) -> str:
     if count != 1:
         raise ValueError(f"the README course map has {count} rows for {file_name}, expected 1")
     return result
+
+
+def set_header_study(notebook: nbformat.NotebookNode, line: str) -> None:
+    """Put the study-time ``line`` into the first cell: replace the one there, else insert it as
+    its own paragraph just before the run-time line (ValueError if there is neither)."""
+    cell = notebook.cells[0] if notebook.cells else None
+    if cell is not None and STUDY_LINE_RE.search(cell.source):
+        cell.source = STUDY_LINE_RE.sub(lambda _: line, cell.source, 1)
+        return
+    if cell is None or header_seconds(notebook) is None:
+        raise ValueError("the first cell has no '**Estimated run time:** about N s' line")
+    start = HEADER_RE.search(cell.source).start()
+    cell.source = f"{cell.source[:start]}{line}\n\n{cell.source[start:]}"
+
+
+def _cells(row: str) -> list[str]:
+    return row.strip()[1:-1].split("|")
+
+
+def set_readme_study(readme: str, file_name: str, text: str) -> str:
+    """``readme`` with ``file_name``'s course-map cell under the header "study time ..." set to
+    ``text``; a row one cell short of the header (written before the column existed) gets the
+    cell inserted there. ValueError if the course map has no study-time column."""
+    header = re.search(r"^\| # \| notebook \|.*\|$", readme, re.MULTILINE)
+    columns = [c.strip().lower() for c in _cells(header.group(0))] if header else []
+    where = [i for i, c in enumerate(columns) if c.startswith("study time")]
+    if not where:
+        raise ValueError("the README course map has no 'study time' column")
+    count = 0
+
+    def replace(row: re.Match) -> str:
+        nonlocal count
+        if row.group("file") != file_name:
+            return row.group(0)
+        count += 1
+        cells = _cells(row.group(0))
+        if len(cells) == len(columns) - 1:
+            cells.insert(where[0], "")
+        elif len(cells) != len(columns):
+            raise ValueError(f"the course-map row of {file_name} has {len(cells)} cells")
+        cells[where[0]] = f" {text} "
+        return f"|{'|'.join(cells)}|"
+
+    result = ROW_RE.sub(replace, readme)
+    if count != 1:
+        raise ValueError(f"the README course map has {count} rows for {file_name}, expected 1")
+    return result
+
+
+def write_study_times(
+    paths: list[Path], readme_path: Path = README, root: Path = ROOT
+) -> dict[Path, str]:
+    """Write each notebook's study time into its header and, for lessons of the repository at
+    ``root``, into the README course map; return the README cell written for each path."""
+    readme = readme_path.read_text(encoding="utf-8") if readme_path.exists() else ""
+    written = {}
+    for path in paths:
+        notebook = nbformat.read(path, as_version=4)
+        times = study_time(notebook)
+        before = nbformat.writes(notebook)
+        set_header_study(notebook, times.header_line())
+        if nbformat.writes(notebook) != before:
+            nbformat.write(notebook, path)
+        written[path] = times.readme_cell()
+        if in_course_map(path, root):
+            readme = set_readme_study(readme, path.name, written[path])
+    if readme:
+        readme_path.write_text(readme, encoding="utf-8")
+    return written
+
+
+def print_study_times(paths: list[Path]) -> None:
+    """One line per notebook: minutes by the rule, unrounded, and what it holds."""
+    print("study time (min): read and run | with exercises | optional part")
+    for path in paths:
+        times = study_time(nbformat.read(path, as_version=4))
+        print(
+            f"{times.core_minutes:6.1f} | {times.core_minutes + times.exercise_minutes:6.1f} | "
+            f"{times.optional_minutes:5.1f}  {shown(path)}  ({times.words} words, "
+            f"{times.code_lines} code lines, {times.exercises} exercises)"
+        )
 
 
 def in_course_map(path: Path, root: Path = ROOT) -> bool:
@@ -206,6 +297,16 @@ def _parser() -> argparse.ArgumentParser:
         "--check", action="store_true", help="fail if README/headers disagree or are off"
     )
     parser.add_argument(
+        "--study",
+        action="store_true",
+        help="print the study times (default: of every lesson) and run nothing",
+    )
+    parser.add_argument(
+        "--write-study",
+        action="store_true",
+        help="with --study: write them into the headers and the README course map",
+    )
+    parser.add_argument(
         "--tolerance",
         type=float,
         default=0.5,
@@ -268,6 +369,13 @@ def _time_tests(args: argparse.Namespace) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.study:
+        paths = [p.resolve() for p in args.notebooks] or lesson_notebooks()
+        print_study_times(paths)
+        if args.write_study:
+            write_study_times(paths)
+            print(f"wrote the study times of {len(paths)} notebook(s) (headers and README)")
+        return 0
     os.environ["PYTHONHASHSEED"] = "0"  # as execute_notebooks.py: inherited by the kernels
     ok = True
     measured: dict[Path, float] = {}

@@ -147,3 +147,65 @@ def test_odd_d_model_is_fine_without_a_sinusoidal_table():
 def test_bad_tokens(tokens, error, name):
     with pytest.raises(error, match=name):
         TokenAndPositionalEmbedding(5, 4)(tokens)
+
+
+# --- position_probe (notebook 05): LDA, nearest average against the noise -------------------
+
+import numpy as np  # noqa: E402
+
+from helpers.encodings import position_probe  # noqa: E402
+
+
+def test_position_probe_by_hand():
+    # 1-D: position 0 averages 1, position 1 averages 11, the noise is +-1 around both. The rule
+    # is then "nearest average": 5 -> 0 (4 vs 6 away), 7 -> 1 (6 vs 4), 0 -> 0.
+    x_train = np.array([[0.0], [2.0], [10.0], [12.0], [0.0], [2.0], [10.0], [12.0]])
+    t_train = np.array([0, 0, 1, 1, 0, 0, 1, 1])
+    accuracy, error = position_probe(x_train, t_train, np.array([[5.0], [7.0], [0.0]]), [0, 0, 0])
+    assert accuracy == pytest.approx(2 / 3) and error == pytest.approx(1 / 3)
+    # positions need not start at 0: the labels are given back, not their indices
+    accuracy, error = position_probe(x_train, t_train + 7, np.array([[7.0]]), np.array([9]))
+    assert (accuracy, error) == (0.0, 1.0)  # predicted 8 for the label 9
+
+
+def test_position_probe_measures_distance_against_the_noise():
+    # 2-D: positions 0 and 1 average (0, 0) and (4, 4); the noise is large along x and tiny
+    # along y. The point (3.9, 1) is nearer to (4, 4) in x but 3 noise units off in y, which
+    # is far more than 0.1 units; the probe places it at 0, a Euclidean nearest mean at 1.
+    rng = np.random.default_rng(0)
+    noise = rng.normal(size=(400, 2)) * [3.0, 0.1]  # (400, 2)
+    t_train = np.repeat([0, 1], 200)
+    x_train = noise + np.array([[0.0, 0.0], [4.0, 4.0]])[t_train]
+    point = np.array([[3.9, 1.0]])
+    euclidean = np.argmin(np.linalg.norm(point - [[0.0, 0.0], [4.0, 4.0]], axis=1))
+    assert euclidean == 1
+    assert position_probe(x_train, t_train, point, np.array([0])) == (1.0, 0.0)
+
+
+def test_position_probe_is_unchanged_by_an_invertible_linear_map():
+    # LDA is affine-invariant: mixing the coordinates changes no prediction
+    rng = np.random.default_rng(1)
+    t_train, t_test = np.tile(np.arange(8), 60), np.tile(np.arange(8), 20)
+    centres = rng.normal(size=(8, 5))
+    x_train = centres[t_train] + rng.normal(size=(480, 5))
+    x_test = centres[t_test] + rng.normal(size=(160, 5))
+    mix = rng.normal(size=(5, 5)) + 3 * np.eye(5)
+    plain = position_probe(x_train, t_train, x_test, t_test)
+    mixed = position_probe(x_train @ mix, t_train, x_test @ mix, t_test)
+    assert plain == pytest.approx(mixed) and 0.3 < plain[0] < 1.0
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "name"),
+    [
+        ((np.zeros(5), np.zeros(5, dtype=int), np.zeros((1, 1)), [0]), TypeError, "x_train"),
+        ((np.zeros((5, 1)), np.zeros(5), np.zeros((1, 1)), [0]), TypeError, "t_train"),
+        ((np.zeros((5, 1)), np.zeros(4, dtype=int), np.zeros((1, 1)), [0]), TypeError, "t_train"),
+        ((np.ones((9, 1)), np.arange(9) % 2, np.zeros((1, 2)), [0]), ValueError, "x_test"),
+        ((np.ones((3, 1)), np.arange(3), np.zeros((1, 1)), [0]), ValueError, "x_train"),
+        ((np.full((9, 1), np.nan), np.arange(9) % 2, np.ones((1, 1)), [0]), ValueError, "finite"),
+    ],
+)
+def test_position_probe_bad_arguments(args, error, name):
+    with pytest.raises(error, match=name):
+        position_probe(*args)

@@ -1,4 +1,4 @@
-"""Unit tests of helpers.encodings.naive: the naive schemes, the four criteria, the score table."""
+"""Unit tests of helpers.encodings.naive: the naive schemes, the six criteria, the score table."""
 
 import functools
 import math
@@ -121,10 +121,66 @@ def test_deterministic():
     assert naive.deterministic(naive.binary_encoding, verbose=False)
 
 
-def test_the_circle_passes_all_four_criteria():
-    # one (sin, cos) pair: the four criteria are necessary, not sufficient (exercise in 02)
-    circle = functools.partial(sinusoidal_scheme, d_model=2)
-    assert all(check(circle, verbose=False) for check in naive.CRITERIA.values())
+def circle(positions):
+    """One (sin, cos) pair at omega = 1: the scheme of exercise 4 in notebook 02."""
+    return np.stack([np.sin(positions), np.cos(positions)], axis=1)  # (L, 2)
+
+
+def test_the_circle_passes_the_first_five_criteria_but_not_the_sixth(capsys):
+    # the first four criteria are necessary, not sufficient (exercise 4 of 02); the sixth, no
+    # near-collisions, catches it: at omega = 1, 6 rad is 0.283 rad short of a full turn
+    checks = list(naive.CRITERIA.values())
+    assert all(check(circle, verbose=False) for check in checks[:5])
+    assert not naive.no_near_collisions(circle, seq_len=7)
+    neighbours, gap = 2 * math.sin(0.5), 2 * math.sin((2 * math.pi - 6) / 2)  # 0.959, 0.282
+    assert capsys.readouterr().out == (
+        f"no near-collisions: NO - positions 0 and 6 are {gap:.3g} apart, no farther than "
+        f"the closest neighbours ({neighbours:.3g})\n"
+    )
+    # with 6 positions the closest non-neighbours are 0 and 5: 2 sin((2 pi - 5) / 2) = 1.197
+    assert naive.no_near_collisions(circle, seq_len=6)
+    assert "at least 1.2 apart" in capsys.readouterr().out
+
+
+def test_linear_shift_by_hand(capsys):
+    # raw index, 3 positions, offset 1: X = [0, 1, 2], Y = [1, 2, 3]; the best a = 8/5 leaves
+    # Y - a X = [1, 0.4, -0.2]: relative residual sqrt(1.2 / 14) = 0.293 (affine, not linear)
+    assert not naive.shift_is_linear(naive.index_encoding, seq_len=3, offsets=(1,))
+    expected = f"{math.sqrt(1.2 / 14):.3g}"
+    assert expected == "0.293"
+    assert f"e[t+1] misses by {expected} of the target" in capsys.readouterr().out
+    # a (sin, cos) pair is a rotation: exact for every offset, and every sinusoidal width
+    assert naive.shift_is_linear(circle)
+    assert naive.shift_is_linear(sinusoidal_scheme, offsets=(1, 7, 300))
+    capsys.readouterr()
+    # sines alone, 1 / (t + 1), the binary code: far from any fixed linear map (0.24 and more)
+    assert not naive.shift_is_linear(functools.partial(naive.single_sine_encoding, omega=1.0))
+    # sin(t + 1) = cos(1) sin(t) + sin(1) cos(t): the best map keeps cos(1) sin(t) and misses
+    # the cosine part, sin(1) = 0.841 of the target's size (cos and sin average out over t)
+    assert f"misses by {math.sin(1):.3f} of" in capsys.readouterr().out
+    for scheme in (naive.bounded_decreasing_encoding, naive.binary_encoding):
+        assert not naive.shift_is_linear(scheme, verbose=False)
+    # an all-zero scheme is trivially shifted by any matrix (no division by zero)
+    assert naive.shift_is_linear(lambda p: np.zeros((len(p), 2)), verbose=False)
+
+
+def test_linear_shift_names_the_first_offset_that_fails(capsys):
+    # sin(t / 1000) is almost linear over 30 positions, but not exactly
+    slow = functools.partial(naive.single_sine_encoding, omega=1e-3)
+    assert not naive.shift_is_linear(slow, seq_len=30, offsets=(2, 1))
+    assert "e[t+2] misses by" in capsys.readouterr().out
+    # the tolerance decides: a huge one accepts the slow sine
+    assert naive.shift_is_linear(slow, seq_len=30, offsets=(1,), tol=0.5, verbose=False)
+
+
+def test_no_near_collisions_on_the_naive_schemes():
+    assert naive.no_near_collisions(naive.index_encoding, verbose=False)
+    assert naive.no_near_collisions(naive.bounded_decreasing_encoding, verbose=False)
+    assert naive.no_near_collisions(sinusoidal_scheme, verbose=False)  # d_model 16, 512 positions
+    # the binary code repeats after 256 positions; the fast sine at 3 and 5
+    assert not naive.no_near_collisions(naive.binary_encoding, verbose=False)
+    fast = functools.partial(naive.single_sine_encoding, omega=2 * math.pi / 16)
+    assert not naive.no_near_collisions(fast, seq_len=8, verbose=False)
 
 
 @pytest.mark.parametrize(
@@ -155,6 +211,10 @@ def test_the_circle_passes_all_four_criteria():
             "bound",
         ),
         (lambda: naive.deterministic(naive.index_encoding, seq_len=0), ValueError, "seq_len"),
+        (lambda: naive.shift_is_linear(naive.index_encoding, offsets=()), TypeError, "offsets"),
+        (lambda: naive.shift_is_linear(naive.index_encoding, offsets=(0,)), ValueError, "offsets"),
+        (lambda: naive.shift_is_linear(naive.index_encoding, tol=0.0), ValueError, "tol"),
+        (lambda: naive.no_near_collisions(naive.index_encoding, seq_len=2), ValueError, "seq_len"),
         (lambda: naive.score_schemes({}), ValueError, "schemes"),
         (lambda: naive.format_score_table({}), ValueError, "scores"),
     ],
@@ -176,11 +236,34 @@ def test_score_table():
         "sinusoidal": sinusoidal_scheme,
     }
     scores = naive.score_schemes(schemes)
-    assert list(scores["raw index"].values()) == [True, True, False, True]
-    assert list(scores["normalised"].values()) == [True, False, False, True]
-    assert list(scores["random"].values()) == [True, False, False, False]
+    assert list(scores["raw index"].values()) == [True, True, False, True, False, True]
+    assert list(scores["normalised"].values()) == [True, False, False, True, False, True]
+    assert list(scores["random"].values())[:5] == [True, False, False, False, False]
     assert all(scores["sinusoidal"].values())
     lines = naive.format_score_table(scores).splitlines()
-    assert lines[0].split()[0] == "scheme" and lines[0].endswith("passed")
-    assert lines[1].split() == ["raw", "index", "yes", "yes", "no", "yes", "3/4"]
-    assert lines[4].split() == ["sinusoidal", "yes", "yes", "yes", "yes", "4/4"]
+    # names with a space go over two header lines, split near their middle
+    assert lines[0].split() == ["consistent", "bounded,", "linear", "no"]
+    assert lines[1].split() == [
+        "scheme", "unique", "distance", "length-indep.", "deterministic", "shift",
+        "near-collisions", "passed",
+    ]  # fmt: skip
+    assert lines[2].split() == ["raw", "index", "yes", "yes", "no", "yes", "no", "yes", "4/6"]
+    assert lines[5].split() == ["sinusoidal", *["yes"] * 6, "6/6"]
+    assert max(map(len, lines)) <= 100  # fits a projector
+
+
+@pytest.mark.parametrize(("x", "passes"), [(1.5, False), (2.0, False), (2.5, True)])
+def test_no_near_collisions_flips_at_the_neighbour_distance(x, passes):
+    # three points on a line, 0, 4, x: the closest neighbours are 4 and x, 4 - x apart; positions
+    # 0 and 2 are x apart: 0.6, 1 and 1.67 times the neighbours' distance
+    def scheme(positions):
+        return np.array([[0.0], [4.0], [x]])[: len(positions)]
+
+    assert naive.no_near_collisions(scheme, seq_len=3, verbose=False) is passes
+
+
+@pytest.mark.parametrize(("tol", "passes"), [(0.29, False), (0.30, True)])
+def test_linear_shift_flips_at_the_tolerance(tol, passes):
+    # the raw index over 3 positions misses offset 1 by sqrt(1.2 / 14) = 0.2928 (hand value above)
+    result = naive.shift_is_linear(naive.index_encoding, 3, (1,), tol=tol, verbose=False)
+    assert result is passes

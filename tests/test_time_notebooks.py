@@ -139,3 +139,117 @@ def test_notebook_outside_the_repository(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(tn, "execute", lambda path, timeout, write: 40.0)
     assert tn.main([str(outside), "--no-tests", "--check"]) == 1
     assert "measured 40.0 s, the header says 15 s" in capsys.readouterr().out
+
+
+# --- study times (issue 27): prose 120 words/min, code 8 lines/min, 10 min per exercise -------
+
+import study_time as st  # noqa: E402
+
+
+def lesson_with_parts() -> nbformat.NotebookNode:
+    """256 core words + 16 core code lines, 2 exercises, 144 optional words + 8 optional lines."""
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    words = " ".join(["word"] * 107)  # + 3 tokens of "# A lesson", 10 of the run time: 120
+    cells = [
+        md(f"# A lesson\n\n{words}\n\n**Estimated run time:** about 5 s on a laptop CPU."),
+        code("\n".join(f"x{i} = {i}" for i in range(8)) + "\n\n"),  # 8 lines; blank ones skipped
+        md("## Section\n\n### A check\n\n" + " ".join(["w"] * 115)),  # 120 tokens with headings
+        code("\n".join(f"y{i} = {i}" for i in range(8))),
+        md("## Summary\n\n- " + " ".join(["s"] * 9)),  # 12 tokens of core
+        md("## Exercises\n\n**1. Compute.** " + " ".join(["e"] * 500)),
+        code("# your answer here\n" * 40),
+        md("**2. Implement.** do it\n\n- **Not an exercise:** a bullet\n\nA **3. in a line**"),
+        md("## Going deeper (optional): a digression\n\n" + " ".join(["g"] * 114)),  # 120
+        md("### More of it\n\nno heading of its own ends the optional part"),  # 13 tokens
+        code("\n".join(f"z{i} = {i}" for i in range(8))),
+        md("## Another digression\n\nstill optional: only Exercises or Next end it"),  # 11
+        md("**Next:** [the next lesson](02_next.ipynb)"),  # 4 tokens of core
+    ]
+    return nbformat.v4.new_notebook(cells=cells)
+
+
+def test_study_time_counts_each_part_by_the_rule():
+    notebook = lesson_with_parts()
+    assert st.cell_parts(notebook) == [
+        *["core"] * 5,
+        "exercises",
+        "exercises",
+        "exercises",
+        *["optional"] * 4,
+        "core",
+    ]
+    times = st.study_time(notebook)
+    assert (times.words, times.code_lines, times.exercises) == (256, 16, 2)
+    assert (times.optional_words, times.optional_code_lines) == (144, 8)
+    assert times.core_minutes == pytest.approx(256 / 120 + 2)  # 4.13 min
+    assert times.exercise_minutes == 20
+    assert times.optional_minutes == pytest.approx(144 / 120 + 1)
+    assert times.header_line() == (
+        "**Study time:** about 5 min to read and run, about 25 min with the 2 exercises; "
+        "the optional part (Going deeper) adds about 5 min."
+    )
+    assert times.readme_cell() == "5 / 25 min (+5 optional)"
+
+
+def test_study_time_of_a_lesson_without_exercises_or_optional_part():
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell(" ".join(["w"] * 1200)),  # 10 min
+            nbformat.v4.new_code_cell("\n".join(["x = 1"] * 100)),  # 12.5 min
+        ]
+    )
+    times = st.study_time(notebook)
+    assert times.core_minutes == pytest.approx(22.5)
+    assert times.header_line() == "**Study time:** about 25 min to read and run."
+    assert times.readme_cell() == "25 / 25 min"
+
+
+@pytest.mark.parametrize(
+    ("minutes", "stated"), [(0, 5), (4.1, 5), (5.0, 5), (5.01, 10), (43.3, 45)]
+)
+def test_round_minutes(minutes, stated):
+    assert st.round_minutes(minutes) == stated
+
+
+def test_round_minutes_rejects_nonsense():
+    with pytest.raises(ValueError, match="minutes"):
+        st.round_minutes(float("nan"))
+
+
+def test_write_study_times_inserts_then_replaces_without_touching_run_times(repo):
+    root, first, second = repo
+    with pytest.raises(ValueError, match="no 'study time' column"):
+        tn.write_study_times([first, second], root / "README.md", root)
+    assert (root / "README.md").read_text(encoding="utf-8") == MAP
+    # a map with the column, rows still without it: the cell is inserted before the run time
+    study_map = MAP.replace("| what you learn |", "| what you learn | study time |").replace(
+        "|---|---|---|---|", "|---|---|---|---|---|"
+    )
+    (root / "README.md").write_text(study_map, encoding="utf-8")
+    written = tn.write_study_times([first, second], root / "README.md", root)
+    assert written[first] == "5 / 5 min"
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert "| 01 | [first](notebooks/01_first.ipynb) | a thing | 5 / 5 min | about 5 s |" in readme
+    assert tn.readme_seconds(readme) == {"01_first.ipynb": 5, "02_second.ipynb": 9}
+    header = nbformat.read(second, as_version=4).cells[0].source
+    assert header == (
+        "# A lesson\n\n**Study time:** about 5 min to read and run.\n\n"
+        "**Estimated run time:** about 9 s on a laptop CPU (it trains a model)."
+    )
+    # writing again changes nothing: the study line is not counted in the study time
+    before = (first.read_bytes(), second.read_bytes(), readme)
+    tn.write_study_times([first, second], root / "README.md", root)
+    after = (first.read_bytes(), second.read_bytes(), (root / "README.md").read_text("utf-8"))
+    assert after == before
+
+
+def test_study_times_are_stated_and_lessons_fit_a_sitting():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for path in LESSONS:
+        notebook = nbformat.read(path, as_version=4)
+        times = st.study_time(notebook)
+        assert times.header_line() in notebook.cells[0].source, f"{path.name}: stale study time"
+        assert f"| {times.readme_cell()} | about " in readme, f"{path.name}: README study time"
+    for number in ("01", "02", "03", "04", "05"):  # issue 27: one 45-minute sitting each
+        (path,) = [p for p in LESSONS if p.name.startswith(number)]
+        assert st.study_time(nbformat.read(path, as_version=4)).core_minutes <= 45, path.name

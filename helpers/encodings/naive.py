@@ -1,4 +1,4 @@
-"""The position schemes a learner tries first, and four executable criteria that judge them.
+"""The position schemes a learner tries first, and six executable criteria that judge them.
 
 A *scheme* is a function ``encode(positions) -> encodings``: it receives the positions
 ``0 .. seq_len - 1`` of one sentence as an integer array of shape ``(seq_len,)`` and returns one
@@ -13,6 +13,12 @@ The four criteria (Kazemnejad, 2019, restated so that code can check them):
 3. :func:`bounded_and_length_independent`: values stay in a fixed range (default [-1, 1]) as
    sentences grow, and a position keeps its encoding when the sentence gets longer.
 4. :func:`deterministic`: the same positions always get the same encodings.
+
+Two more, which the sinusoidal encoding was designed for (notebooks 03-04):
+
+5. :func:`shift_is_linear`: for each offset ``phi`` one fixed matrix maps every ``e[t]`` to
+   ``e[t + phi]`` (least squares; an affine map such as ``t -> t + phi`` does not count).
+6. :func:`no_near_collisions`: no two positions come closer than the closest two neighbours.
 
 Each criterion returns a bool and, with ``verbose=True``, prints one line with its reason.
 """
@@ -36,6 +42,8 @@ __all__ = [
     "consistent_distance",
     "bounded_and_length_independent",
     "deterministic",
+    "shift_is_linear",
+    "no_near_collisions",
     "CRITERIA",
     "score_schemes",
     "format_score_table",
@@ -294,13 +302,93 @@ def deterministic(encode: Scheme, seq_len: int = 50, verbose: bool = True) -> bo
     return _report(verbose, "deterministic", ok, reason)
 
 
+def _offsets(offsets: object) -> tuple[int, ...]:
+    if not isinstance(offsets, tuple | list) or not offsets:
+        raise TypeError(
+            f"offsets must be a non-empty tuple of offsets, e.g. (1, 5, 20), got {offsets!r}"
+        )
+    return tuple(require_int("offsets", phi, minimum=1) for phi in offsets)
+
+
+def shift_is_linear(
+    encode: Scheme,
+    seq_len: int = 512,
+    offsets: tuple[int, ...] = (1, 5, 20),
+    tol: float = 1e-6,
+    verbose: bool = True,
+) -> bool:
+    """Criterion 5: for each offset ``phi`` one fixed matrix ``A`` maps ``e[t]`` to ``e[t + phi]``.
+
+    In one sentence of ``seq_len + max(offsets)`` positions, least squares finds the best ``A``
+    with ``e[t] @ A ~ e[t + phi]`` over ``t = 0 .. seq_len - 1``; the criterion passes when every
+    relative residual ``|X A - Y| / |Y|`` is below ``tol`` (far above float64 round-off, far
+    below any scheme that only approximates a linear shift). The raw index fails: ``t -> t + phi``
+    is affine, not linear. Negative offsets follow (``A`` is invertible when it exists).
+
+    A criterion of notebook 02, met by the sinusoidal encoding (notebooks 03-04).
+    """
+    seq_len = require_int("seq_len", seq_len, minimum=2)
+    offsets = _offsets(offsets)
+    tol = require_positive_float("tol", tol)
+    table = _table(encode, seq_len + max(offsets))
+    for phi in offsets:
+        X, Y = table[:seq_len], table[phi : seq_len + phi]  # (seq_len, dim) each
+        A, *_ = np.linalg.lstsq(X, Y, rcond=None)  # (dim, dim): X @ A ~ Y
+        miss = float(np.linalg.norm(X @ A - Y))
+        scale = float(np.linalg.norm(Y))
+        residual = miss / scale if scale > 0 else miss
+        if residual >= tol:
+            reason = (
+                f"the best fixed linear map from e[t] to e[t+{phi}] misses by {residual:.3g} "
+                f"of the target's size (over {seq_len} positions)"
+            )
+            return _report(verbose, "linear shift", False, reason)
+    shown = ", ".join(map(str, offsets))
+    reason = f"offsets {shown}: one fixed matrix each, residual below {tol:g}"
+    return _report(verbose, "linear shift", True, reason)
+
+
+def no_near_collisions(encode: Scheme, seq_len: int = 512, verbose: bool = True) -> bool:
+    """Criterion 6: no two positions of ``0 .. seq_len-1`` are closer than the two closest
+    neighbours.
+
+    A model that can tell neighbours apart can then tell every pair apart. Exact repeats
+    (criterion 1) are the extreme case; a single (sin, cos) pair at ``omega = 1`` has none, yet
+    positions 0 and 6 are 0.28 apart while neighbours are 0.96 apart. Pairs are compared offset
+    by offset; a failure names the smallest offset, then the smallest position, that comes too
+    close. A criterion of notebook 02, met by the sinusoidal encoding (notebook 03).
+    """
+    seq_len = require_int("seq_len", seq_len, minimum=3)
+    table = _table(encode, seq_len)
+    neighbours = float(_step_sizes(table, 1).min())
+    closest = np.inf
+    for delta in range(2, seq_len):
+        steps = _step_sizes(table, delta)
+        close = np.flatnonzero(steps <= neighbours)
+        if close.size:
+            t = int(close[0])
+            reason = (
+                f"positions {t} and {t + delta} are {steps[t]:.3g} apart, no farther than the "
+                f"closest neighbours ({neighbours:.3g})"
+            )
+            return _report(verbose, "no near-collisions", False, reason)
+        closest = min(closest, float(steps.min()))
+    reason = (
+        f"positions two or more apart are at least {closest:.3g} apart, more than the closest "
+        f"neighbours ({neighbours:.3g})"
+    )
+    return _report(verbose, "no near-collisions", True, reason)
+
+
 CRITERIA: dict[str, Callable[..., bool]] = {
     "unique": unique_per_position,
     "consistent distance": consistent_distance,
     "bounded, length-indep.": bounded_and_length_independent,
     "deterministic": deterministic,
+    "linear shift": shift_is_linear,
+    "no near-collisions": no_near_collisions,
 }
-"""The four criteria by short name, in the order of the scoring table."""
+"""The six criteria by short name, in the order of the scoring table."""
 
 
 def _require_mapping(name: str, value: object, layout: str, at_least: str) -> None:
@@ -323,19 +411,35 @@ def score_schemes(schemes: Mapping[str, Scheme]) -> dict[str, dict[str, bool]]:
     }
 
 
+def _header_lines(name: str) -> tuple[str, str]:
+    """A column name over two lines, split at the space nearest its middle ("", name if none)."""
+    spaces = [i for i, char in enumerate(name) if char == " "]
+    if not spaces:
+        return "", name
+    cut = min(spaces, key=lambda i: (abs(2 * i - len(name)), i))
+    return name[:cut], name[cut + 1 :]
+
+
 def format_score_table(scores: Mapping[str, Mapping[str, bool]]) -> str:
     """A plain-text table of :func:`score_schemes`' result: 'yes'/'no' per criterion.
 
-    Used in notebooks 02 and 03.
+    Criterion names with a space are written over two header lines, so that six criteria fit a
+    projector's width. Used in notebooks 02 and 03.
     """
     _require_mapping(
         "scores", scores, "{scheme: {criterion: passed}} as score_schemes returns", "one scheme"
     )
     criteria = list(next(iter(scores.values())))
+    headers = [_header_lines(c) for c in criteria]
+    two_lines = any(top for top, _ in headers)
     first = max(len("scheme"), *(len(name) for name in scores))
-    widths = [max(len(c), 3) for c in criteria]
-    header = [c.ljust(w) for c, w in zip(criteria, widths, strict=True)]
-    lines = ["  ".join(["scheme".ljust(first), *header, "passed"])]
+    widths = [max(len(top), len(bottom), 3) for top, bottom in headers]
+    lines = []
+    if two_lines:
+        tops = [top.ljust(w) for (top, _), w in zip(headers, widths, strict=True)]
+        lines.append("  ".join(["".ljust(first), *tops, ""]).rstrip())
+    bottoms = [bottom.ljust(w) for (_, bottom), w in zip(headers, widths, strict=True)]
+    lines.append("  ".join(["scheme".ljust(first), *bottoms, "passed"]))
     for name, row in scores.items():
         marks = ["yes" if row[c] else "no" for c in criteria]
         passed = sum(row[c] for c in criteria)
