@@ -8,6 +8,7 @@ import torch
 from torch import nn
 
 from helpers import seed_everything
+from helpers.attention import MultiHeadAttention
 from helpers.data import batch_stream, make_dataset
 from helpers.training import (
     BAR_FORMAT,
@@ -23,7 +24,6 @@ from helpers.training import (
     train,
     train_step,
 )
-from helpers.attention import MultiHeadAttention
 from helpers.transformer import Transformer
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
