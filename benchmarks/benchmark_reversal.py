@@ -142,7 +142,8 @@ def main() -> None:
     print(
         f"reversal: {NUM_SYMBOLS} symbols, length {SEQ_LEN}; model {MODEL}; batch {BATCH_SIZE}; "
         f"{NUM_STEPS} steps (warm-up {WARMUP_STEPS}, factor {LR_FACTOR}, cool-down "
-        f"{COOLDOWN_STEPS}); recipe {args.recipe}; "
+        f"{COOLDOWN_STEPS}); recipe {args.recipe} (label smoothing "
+        f"{LABEL_SMOOTHING[args.recipe]}); "
         f"{count_parameters(build('helpers', 0)):,} parameters; "
         f"torch {torch.__version__}, 1 thread"
     )
