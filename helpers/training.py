@@ -30,10 +30,11 @@ from ._checks import (
     require_probability,
     require_tensor,
 )
-from .attention import padding_mask
+from .attention import MultiHeadAttention, padding_mask
 from .transformer import greedy_decode
 
 __all__ = [
+    "init_attention_like_torch",
     "noam_lr",
     "cooldown_factor",
     "noam_scheduler",
@@ -48,6 +49,43 @@ __all__ = [
 
 # A progress bar whose text holds no elapsed time or speed: a re-run prints the same thing.
 BAR_FORMAT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} steps"
+
+
+@torch.no_grad()
+def init_attention_like_torch(model: nn.Module) -> nn.Module:
+    """Re-draw every :class:`~helpers.attention.MultiHeadAttention` of ``model`` the way
+    ``torch.nn.MultiheadAttention`` draws its own, in place; returns ``model``.
+
+    PyTorch keeps ``W_Q``, ``W_K``, ``W_V`` in one ``(3 d_model, d_model)`` matrix and draws it
+    Xavier-uniform as a whole, so each of the three gets the bound ``sqrt(6 / (4 d_model))``, not
+    the ``sqrt(6 / (2 d_model))`` of a separate ``(d_model, d_model)`` matrix; and its four
+    biases start at zero, not at ``nn.Linear``'s uniform ``+-1/sqrt(d_model)``. ``W_O`` and every
+    other parameter are left as they are. The attention modules are visited in
+    ``model.modules()`` order, drawing from PyTorch's global generator (seed it first).
+
+    Used in notebook 10, where it makes the course's model learn reversal as reliably as
+    ``torch.nn.Transformer`` (``benchmarks/RESULTS.md``).
+    """
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+    attentions = [m for m in model.modules() if isinstance(m, MultiHeadAttention)]
+    if not attentions:
+        raise ValueError(
+            f"model must contain at least one helpers.attention.MultiHeadAttention, got "
+            f"{type(model).__name__} with none"
+        )
+    for attention in attentions:
+        d_model = attention.d_model
+        like = attention.q_proj.weight
+        in_proj = torch.empty(3 * d_model, d_model, dtype=like.dtype, device=like.device)
+        nn.init.xavier_uniform_(in_proj)
+        projections = (attention.q_proj, attention.k_proj, attention.v_proj)
+        for projection, weight in zip(projections, in_proj.chunk(3), strict=True):
+            projection.weight.copy_(weight)  # (d_model, d_model) each
+        for projection in (*projections, attention.out_proj):
+            if projection.bias is not None:
+                projection.bias.zero_()
+    return model
 
 
 def noam_lr(step: int, d_model: int, warmup_steps: int, factor: float = 1.0) -> float:

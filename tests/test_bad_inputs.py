@@ -764,6 +764,11 @@ CASES: list[Bad] = [
     Bad(transformer.count_parameters, lambda: transformer.count_parameters("model"),
         TypeError, "module", "str", "count_parameters-str"),
     # ---------------------------------------------------------------- training
+    Bad(training.init_attention_like_torch, lambda: training.init_attention_like_torch("model"),
+        TypeError, "model", "str", "init_attention_like_torch-str"),
+    Bad(training.init_attention_like_torch,
+        lambda: training.init_attention_like_torch(torch.nn.Linear(4, 4)),
+        ValueError, "model", "Linear", "init_attention_like_torch-no-attention"),
     Bad(training.noam_lr, lambda: training.noam_lr(0, 8, 10),
         ValueError, "step", "0", "noam_lr-zero-step"),
     Bad(training.noam_lr, lambda: training.noam_lr(1, 8, -1),

@@ -8,6 +8,7 @@ import torch
 from torch import nn
 
 from helpers import seed_everything
+from helpers.attention import MultiHeadAttention
 from helpers.data import batch_stream, make_dataset
 from helpers.training import (
     BAR_FORMAT,
@@ -15,6 +16,7 @@ from helpers.training import (
     cooldown_factor,
     evaluate,
     exact_match,
+    init_attention_like_torch,
     noam_lr,
     noam_scheduler,
     sequence_loss,
@@ -250,3 +252,50 @@ def test_bad_arguments_name_the_argument():
         train(model, batch_stream("copy", 2), 1, clip_norm=-1.0, progress=False)
     with pytest.raises(TypeError, match="model.d_model"):
         train(nn.Linear(2, 2), batch_stream("copy", 2), 1)
+
+
+# ---------------------------------------------------------------- initialisation
+
+
+def test_init_attention_like_torch_draws_what_torch_multihead_attention_draws():
+    ours = MultiHeadAttention(16, 4)
+    out_proj = ours.out_proj.weight.detach().clone()
+    theirs = nn.MultiheadAttention(16, 4)
+    torch.manual_seed(3)
+    theirs._reset_parameters()  # PyTorch's own initialisation: in_proj first, then zero biases
+    torch.manual_seed(3)
+    assert init_attention_like_torch(ours) is ours
+    weights = (ours.q_proj.weight, ours.k_proj.weight, ours.v_proj.weight)
+    for mine, reference in zip(weights, theirs.in_proj_weight.chunk(3), strict=True):
+        torch.testing.assert_close(mine, reference, rtol=0, atol=0)
+    biases = torch.cat([ours.q_proj.bias, ours.k_proj.bias, ours.v_proj.bias])
+    torch.testing.assert_close(biases, theirs.in_proj_bias, rtol=0, atol=0)
+    torch.testing.assert_close(ours.out_proj.bias, theirs.out_proj.bias, rtol=0, atol=0)
+    torch.testing.assert_close(ours.out_proj.weight, out_proj, rtol=0, atol=0)  # untouched
+
+
+def test_init_attention_like_torch_bound_and_scope_in_a_transformer():
+    seed_everything(0)
+    model = Transformer(13, 13, 64, 4, 1, 256, dropout=0.0)
+    before = {name: p.detach().clone() for name, p in model.named_parameters()}
+    init_attention_like_torch(model)
+    bound = math.sqrt(6 / (4 * 64))  # 0.153, against sqrt(6 / 128) = 0.217 for one matrix
+    changed = {name for name, p in model.named_parameters() if not torch.equal(p, before[name])}
+    attentions = ("self_attn", "cross_attn")
+    for name, p in model.named_parameters():
+        in_attention = any(a in name for a in attentions)
+        if in_attention and name.endswith("bias"):
+            assert not p.any(), name  # zero
+        elif in_attention and "out_proj" not in name:  # W_Q, W_K, W_V
+            assert name in changed and p.abs().max() <= bound
+            assert p.abs().max() > 0.95 * bound  # uniform up to the bound: 4,096 draws
+        else:
+            assert name not in changed, name
+    assert len([m for m in model.modules() if isinstance(m, MultiHeadAttention)]) == 3
+
+
+def test_init_attention_like_torch_rejects_a_model_without_attention():
+    with pytest.raises(ValueError, match="MultiHeadAttention"):
+        init_attention_like_torch(nn.Linear(4, 4))
+    with pytest.raises(TypeError, match="model must be a torch.nn.Module"):
+        init_attention_like_torch("model")
