@@ -6,7 +6,7 @@ Usage::
     python scripts/roundoff_fuzz.py                       # the notebooks that use linear algebra
     python scripts/roundoff_fuzz.py notebooks/14_*.ipynb  # some notebooks
     python scripts/roundoff_fuzz.py --all                 # every notebook of the course
-    python scripts/roundoff_fuzz.py --tests               # the unit tests (pytest --roundoff-fuzz)
+    python scripts/roundoff_fuzz.py --tests               # the unit tests that use it (pytest --roundoff-fuzz)
 
 A value that round-off decides (the sign of an exact zero, an argmax tie, an eigenvector of a
 repeated eigenvalue, ``arccos`` of 1 + 4e-16) differs between CPUs because OpenBLAS and LAPACK
@@ -168,18 +168,23 @@ _roundoff_fuzz.install()
 del _sys, _roundoff_fuzz
 """
 
-LINEAR_ALGEBRA = ("linalg.",)
+# words that mark a file as using linear algebra, directly or through the graph helpers
+LINEAR_ALGEBRA = ("linalg.", "laplacian_pe", "random_walk_pe", "check_laplacian_pe")
+
+
+def _using_linear_algebra(paths: list[Path]) -> list[Path]:
+    return [p for p in paths if any(w in p.read_text(encoding="utf-8") for w in LINEAR_ALGEBRA)]
 
 
 def linear_algebra_notebooks() -> list[Path]:
     """The notebooks (lessons and solutions) that call a NumPy or torch linear-algebra routine,
     directly or through ``helpers`` (Laplacian encodings: notebook 14)."""
-    found = []
-    for path in sorted((ROOT / "notebooks").glob("**/*.ipynb")):
-        text = path.read_text(encoding="utf-8")
-        if any(word in text for word in LINEAR_ALGEBRA) or "laplacian_pe" in text:
-            found.append(path)
-    return found
+    return _using_linear_algebra(sorted((ROOT / "notebooks").glob("**/*.ipynb")))
+
+
+def linear_algebra_tests() -> list[Path]:
+    """The unit-test files that do the same."""
+    return _using_linear_algebra(sorted((ROOT / "tests").glob("test_*.py")))
 
 
 def main() -> int:
@@ -190,8 +195,9 @@ def main() -> int:
     options = parser.parse_args()
     start, cpu = time.perf_counter(), time.process_time()
     if options.tests:
+        tests = [str(t) for t in linear_algebra_tests()]
         command = [sys.executable, "-m", "pytest", "-q", "-p", "no:nbval", "-o", "addopts=",
-                   "--roundoff-fuzz", "tests"]  # fmt: skip
+                   "--roundoff-fuzz", *tests]  # fmt: skip
         env = dict(os.environ)
     else:
         if options.all:
