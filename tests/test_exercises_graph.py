@@ -117,3 +117,152 @@ def test_the_networkx_convention_fails_only_on_the_isolated_node(capsys):
     assert check_laplacian_pe(networkx_convention) is False
     out = capsys.readouterr().out
     assert "isolated node" in out and "L_ii = 1" in out, out
+
+
+# ------------------------------------------------------------------------------ learners' answers
+# Wrong answers written as a learner would write them (not the checker's own mistake functions),
+# each run with every pattern of column signs: which sign an eigensolver returns is round-off's
+# choice, so the hint must not depend on it.
+
+
+def _learner_degrees(a, power):
+    degree = a.sum(axis=1)
+    out = np.zeros(len(a))
+    out[degree > 0] = degree[degree > 0] ** -power
+    return out
+
+
+def _learner_normalised(a):
+    d = _learner_degrees(a, 0.5)
+    return np.eye(len(a)) - np.diag(d) @ a @ np.diag(d)
+
+
+def learner_unnormalised(a, k):
+    return np.linalg.eigh(np.diag(a.sum(axis=1)) - a)[1][:, 1 : k + 1]
+
+
+def learner_trivial_kept(a, k):
+    return np.linalg.eigh(_learner_normalised(a))[1][:, :k]
+
+
+def learner_largest_first(a, k):
+    return np.linalg.eigh(_learner_normalised(a))[1][:, ::-1][:, :k]
+
+
+def learner_largest_last_k(a, k):
+    return np.linalg.eigh(_learner_normalised(a))[1][:, -k:]
+
+
+def learner_d_inverse_one_side(a, k):
+    values, vectors = np.linalg.eig(np.eye(len(a)) - np.diag(_learner_degrees(a, 1.0)) @ a)
+    order = np.argsort(values.real)[1 : k + 1]
+    vectors = vectors[:, order].real
+    return vectors / np.linalg.norm(vectors, axis=0)
+
+
+def learner_networkx_form(a, k):
+    d = np.diag(_learner_degrees(a, 0.5))
+    return np.linalg.eigh(d @ (np.diag(a.sum(axis=1)) - a) @ d)[1][:, 1 : k + 1]
+
+
+def learner_torch_trivial_kept(a, k):
+    laplacian = torch.tensor(_learner_normalised(a), dtype=torch.float32)
+    return torch.linalg.eigh(laplacian).eigenvectors[:, :k]
+
+
+LEARNER_LAPLACIAN = [
+    (learner_unnormalised, "unnormalised Laplacian D - A"),
+    (learner_trivial_kept, "trivial eigenvector"),
+    (learner_torch_trivial_kept, "trivial eigenvector"),
+    (learner_largest_first, "largest eigenvalues"),
+    (learner_largest_last_k, "largest eigenvalues"),
+    (learner_d_inverse_one_side, "D^-1 on one side only"),
+    (learner_networkx_form, "isolated node needs L_ii = 1"),
+]
+SIGN_PATTERNS = [np.array([(-1.0) ** (bits >> c & 1) for c in range(4)]) for bits in range(16)]
+
+
+def with_signs(answer, pattern):
+    def fn(a, k):
+        result = answer(a, k)
+        return result * (torch.tensor(pattern[:k]) if torch.is_tensor(result) else pattern[:k])
+
+    return fn
+
+
+@pytest.mark.parametrize(
+    ("answer", "words"), LEARNER_LAPLACIAN, ids=lambda x: getattr(x, "__name__", "")
+)
+def test_learners_laplacian_mistakes_get_their_hint_for_every_sign(answer, words, capsys):
+    for pattern in SIGN_PATTERNS:
+        assert check_laplacian_pe(with_signs(answer, pattern)) is False
+        out = capsys.readouterr().out
+        assert words in out, (pattern, out)
+
+
+def test_learners_right_answers_pass_for_every_sign(capsys):
+    for pattern in SIGN_PATTERNS:
+        assert check_laplacian_pe(with_signs(_my_laplacian_pe, pattern)) is True
+    capsys.readouterr()
+
+
+def learner_matrix_power_of_a(a, k):
+    return np.stack([np.diag(np.linalg.matrix_power(a, j)) for j in range(1, k + 1)], axis=1)
+
+
+def _learner_p(a):
+    return np.diag(_learner_degrees(a, 1.0)) @ a
+
+
+def learner_elementwise(a, k):
+    p = _learner_p(a)
+    return np.stack([np.diag(p**j) for j in range(1, k + 1)], axis=1)
+
+
+def learner_lazy(a, k):
+    lazy = 0.5 * (np.eye(len(a)) + _learner_p(a))
+    return np.stack([np.diag(np.linalg.matrix_power(lazy, j)) for j in range(1, k + 1)], axis=1)
+
+
+def learner_transposed(a, k):
+    p, power, rows = _learner_p(a), np.eye(len(a)), []
+    for _ in range(k):
+        power = power @ p
+        rows.append(np.diag(power))
+    return np.array(rows)  # (k, N)
+
+
+def learner_range_from_zero(a, k):
+    return np.stack([np.diag(np.linalg.matrix_power(_learner_p(a), j)) for j in range(k)], axis=1)
+
+
+def learner_range_from_two(a, k):
+    p = _learner_p(a)
+    return np.stack([np.diag(np.linalg.matrix_power(p, j)) for j in range(2, k + 2)], axis=1)
+
+
+def learner_divides_by_zero(a, k):
+    p = torch.tensor(a) / torch.tensor(a).sum(dim=1, keepdim=True)  # NaN rows, no warning
+    return torch.stack([torch.linalg.matrix_power(p, j).diagonal() for j in range(1, k + 1)], 1)
+
+
+LEARNER_RANDOM_WALK = [
+    (learner_matrix_power_of_a, "counts of closed walks"),
+    (learner_elementwise, "matrix power"),
+    (learner_lazy, "lazy walk"),
+    (learner_transposed, "transposed"),
+    (learner_range_from_zero, "step 0"),
+    (learner_range_from_two, "one step late"),
+    (learner_divides_by_zero, "isolated node"),
+]
+
+
+@pytest.mark.parametrize(
+    ("answer", "words"), LEARNER_RANDOM_WALK, ids=lambda x: getattr(x, "__name__", "")
+)
+def test_learners_random_walk_mistakes_get_their_hint(answer, words, capsys):
+    assert check_random_walk_pe(answer) is False
+    out = capsys.readouterr().out
+    assert words in out, out
+    if words != "isolated node":
+        assert "isolated" not in out, out

@@ -102,6 +102,9 @@ def test_answers_in_other_forms_pass(capsys):
         (check_kv_cache_bytes, ex._kv_cache_keys_only, "keys AND values"),
         (check_kv_cache_bytes, ex._kv_cache_one_layer, "num_layers"),
         (check_kv_cache_bytes, ex._kv_cache_bits, "already in bytes"),
+        (check_kv_cache_bytes, ex._kv_cache_no_heads, "num_heads"),
+        (check_kv_cache_bytes, ex._kv_cache_two_bytes, "bytes_per_value"),
+        (check_ntk_frequencies, ex._ntk_base_fixed, "argument base"),
     ],
 )
 def test_each_classic_mistake_fails_with_its_hint(checker, mistake, words, capsys):
@@ -184,3 +187,71 @@ def test_kv_cache_bytes_of_llama_2_7b():
     # 32 layers, 32 heads of width 128, 4,096 tokens in 16-bit floats: exactly 2 GiB
     assert ex._kv_cache_bytes(32, 32, 128, 4096, 2) == 2**31
     assert check_kv_cache_bytes(lambda *args: float(ex._kv_cache_bytes(*args))) is True
+
+
+# Wrong answers written as a learner would write them (not the checker's mistake functions).
+def learner_kv_forgets_heads(num_layers, num_heads, d_head, num_tokens, bytes_per_value):
+    return num_layers * 2 * d_head * num_tokens * bytes_per_value
+
+
+def learner_kv_two_bytes(num_layers, num_heads, d_head, num_tokens, bytes_per_value):
+    per_token = 2 * num_layers * num_heads * d_head
+    return per_token * num_tokens * 2  # "float16"
+
+
+def learner_kv_keys_only(num_layers, num_heads, d_head, num_tokens, bytes_per_value):
+    return num_layers * num_heads * d_head * num_tokens * bytes_per_value
+
+
+def learner_kv_one_layer(num_layers, num_heads, d_head, num_tokens, bytes_per_value):
+    return 2 * (num_heads * d_head) * num_tokens * bytes_per_value
+
+
+def learner_kv_bits(num_layers, num_heads, d_head, num_tokens, bytes_per_value):
+    return 2 * num_layers * num_heads * d_head * num_tokens * bytes_per_value * 8
+
+
+def learner_ntk_fixed_base(d, factor, base):
+    new_base = 10000.0 * factor ** (d / (d - 2))
+    return np.array([new_base ** (-2 * k / d) for k in range(d // 2)])
+
+
+def learner_ntk_interpolation(d, factor, base):
+    return base ** (-np.arange(0, d, 2) / d) / factor
+
+
+def learner_ntk_exponent(d, factor, base):
+    return (base * factor ** ((d - 2) / d)) ** (-np.arange(0, d, 2) / d)
+
+
+@pytest.mark.parametrize(
+    ("checker", "answer", "words"),
+    [
+        (check_kv_cache_bytes, learner_kv_forgets_heads, "multiply by num_heads"),
+        (check_kv_cache_bytes, learner_kv_two_bytes, "not a fixed 2 bytes"),
+        (check_kv_cache_bytes, learner_kv_keys_only, "keys AND values"),
+        (check_kv_cache_bytes, learner_kv_one_layer, "multiply by num_layers"),
+        (check_kv_cache_bytes, learner_kv_bits, "already in bytes"),
+        (check_ntk_frequencies, learner_ntk_fixed_base, "use the argument base"),
+        (check_ntk_frequencies, learner_ntk_interpolation, "position interpolation"),
+        (check_ntk_frequencies, learner_ntk_exponent, "d / (d - 2)"),
+    ],
+)
+def test_learners_mistakes_get_their_hint(checker, answer, words, capsys):
+    assert checker(answer) is False
+    out = capsys.readouterr().out
+    assert words in out, out
+    assert str(2**31) not in out  # LLaMA-2-7B's cache, the next exercise's answer
+
+
+def test_kv_cache_mistakes_give_different_numbers_in_every_case():
+    mistakes = [ex._kv_cache_keys_only, ex._kv_cache_one_layer, ex._kv_cache_no_heads]
+    mistakes += [ex._kv_cache_two_bytes, ex._kv_cache_bits, ex._kv_cache_bytes]
+    for args in ex._KV_CACHE_ARGS:
+        values = [mistake(*args) for mistake in mistakes]
+        assert len(set(values)) == len(values), args
+
+
+def test_ntk_case_labels_name_the_base(capsys):
+    assert check_ntk_frequencies(learner_ntk_fixed_base) is False
+    assert "base=500" in capsys.readouterr().out

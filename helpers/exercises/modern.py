@@ -601,6 +601,10 @@ def _ntk_dimension_index(d: int, factor: float, base: float) -> torch.Tensor:
     return new_base ** (-i / d)
 
 
+def _ntk_base_fixed(d: int, factor: float, base: float) -> torch.Tensor:
+    return _ntk_frequencies(d, factor, 10000.0)
+
+
 def check_ntk_frequencies(fn: Callable[[int, float, float], object]) -> bool:
     """Check ``fn(d, factor, base)`` -> NTK-aware frequencies ``(base * factor**(d/(d-2)))**(-2k/d)``
     (:func:`~helpers.encodings.scaled_rotary_frequencies` with ``method="ntk"``).
@@ -608,7 +612,9 @@ def check_ntk_frequencies(fn: Callable[[int, float, float], object]) -> bool:
     The exercise of notebook 15.
     """
     cases = cases_from(
-        _ntk_frequencies, _NTK_ARGS, lambda d, factor, base: f"d={d}, factor={factor}"
+        _ntk_frequencies,
+        _NTK_ARGS,
+        lambda d, factor, base: f"d={d}, factor={factor}, base={base:g}",
     )
     mistakes = [
         Mistake(
@@ -627,6 +633,10 @@ def check_ntk_frequencies(fn: Callable[[int, float, float], object]) -> bool:
             "factor: raise the factor to the power d / (d - 2) first.",
         ),
         Mistake(
+            _ntk_base_fixed,
+            "use the argument base: one case has base 500, not 10000.",
+        ),
+        Mistake(
             _ntk_dimension_index,
             "omega_k uses the pair index k with exponent -2k/d (k = 0 .. d/2 - 1), not -k/d.",
         ),
@@ -642,11 +652,13 @@ def check_ntk_frequencies(fn: Callable[[int, float, float], object]) -> bool:
 
 # --- key/value cache size (notebook 15) -----------------------------------------------------------
 
+# num_layers, num_heads, 2 and bytes_per_value all differ within each case, and bytes_per_value
+# is never 2 or 4, so that each mistake (a factor dropped, 2 bytes hard-coded) gives its own
+# number; LLaMA-2-7B is left out: it is the next exercise's answer
 _KV_CACHE_ARGS = [
-    (32, 32, 128, 4096, 2),
-    (2, 4, 16, 100, 4),
-    (12, 12, 64, 1024, 2),
-    (3, 1, 8, 7, 1),
+    (3, 5, 16, 100, 1),
+    (5, 6, 8, 7, 8),
+    (12, 8, 64, 1024, 1),
 ]
 
 
@@ -667,6 +679,18 @@ def _kv_cache_one_layer(
     num_layers: int, num_heads: int, d_head: int, num_tokens: int, bytes_per_value: int
 ) -> int:
     return 2 * num_heads * d_head * num_tokens * bytes_per_value
+
+
+def _kv_cache_no_heads(
+    num_layers: int, num_heads: int, d_head: int, num_tokens: int, bytes_per_value: int
+) -> int:
+    return 2 * num_layers * d_head * num_tokens * bytes_per_value
+
+
+def _kv_cache_two_bytes(
+    num_layers: int, num_heads: int, d_head: int, num_tokens: int, bytes_per_value: int
+) -> int:
+    return 2 * num_layers * num_heads * d_head * num_tokens * 2
 
 
 def _kv_cache_bits(
@@ -695,6 +719,14 @@ def check_kv_cache_bytes(fn: Callable[[int, int, int, int, int], object]) -> boo
         Mistake(
             _kv_cache_one_layer,
             "every layer caches its own keys and values: multiply by num_layers.",
+        ),
+        Mistake(
+            _kv_cache_no_heads,
+            "every head caches its own keys and values: multiply by num_heads.",
+        ),
+        Mistake(
+            _kv_cache_two_bytes,
+            "use the argument bytes_per_value, not a fixed 2 bytes (float16): the cases vary it.",
         ),
         Mistake(
             _kv_cache_bits,
