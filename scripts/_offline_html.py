@@ -193,7 +193,7 @@ _WIDGET_FALLBACK = """
 _PAGE_CSS = """
 <style type="text/css">
 main.course-page { max-width: 1100px; margin: 0 auto; padding: 0 16px; }
-main.course-page a { text-decoration: underline; }  /* a link is more than its colour */
+main.course-page a { text-decoration: underline !important; }  /* a link is more than its colour */
 </style>
 """
 
