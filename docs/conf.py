@@ -113,10 +113,19 @@ mathjax2_config = {
         "linebreaks": {"automatic": False},
         # MathJax's blank test font is url('about:blank'), which Chromium refuses (a CORS
         # console error) on file:// pages; a local() source is never fetched.
-        "styles": {"@font-face": {"font-family": "MathJax_Blank", "src": "local('MathJax_Blank')"}},
+        "styles": {
+            "@font-face": {"font-family": "MathJax_Blank", "src": "local('MathJax_Blank')"},
+            # The hidden assistive MathML (what a screen reader reads) in a system serif:
+            # MathJax styles double-struck letters (\mathbb) with MathJax_AMS-Regular.otf, a
+            # TeX font the packaged MathJax does not ship (a failed request on 06, 08, 09).
+            ".MJX_Assistive_MathML, .MJX_Assistive_MathML *": {"font-family": "serif !important"},
+        },
     },
     "messageStyle": "none",
     "showMathMenu": False,
+    # Formulas are not keyboard tab stops (lesson 03's page had 109); their assistive MathML
+    # stays in the page for screen readers (MathJax's default assistiveMML: true).
+    "menuSettings": {"inTabOrder": False, "assistiveMML": True},
 }
 # MathJax 2.7 gives up on its web font after 8 s and falls back to its TeX fonts, which the
 # packaged copy does not ship (a failed request, seen once on a busy 2-core CI machine): wait

@@ -149,6 +149,11 @@ def vendor_assets(out_dir: Path, reveal: bool = False) -> Path:
 
 # ---------------------------------------------------------------- templates
 
+# Formulas are not tab stops (``inTabOrder``: a page of lesson 03 had 109 of them), while
+# MathJax's assistive MathML, hidden on screen, still gives screen readers their spoken text.
+# That hidden MathML is drawn in a system serif: MathJax's style for double-struck letters
+# (``\mathbb``) asks for MathJax_AMS-Regular.otf, a TeX font the package does not ship, and
+# MathJax's blank test font is ``url('about:blank')``, which Chromium refuses on file:// pages.
 _MATHJAX = r"""
 {%- macro local_mathjax(static) -%}
 <script type="text/x-mathjax-config">
@@ -162,9 +167,14 @@ MathJax.Hub.Config({
   TeX: {equationNumbers: {autoNumber: "AMS", useLabelIds: true}},
   displayAlign: 'center',
   messageStyle: 'none',
+  menuSettings: {inTabOrder: false, assistiveMML: true},
   "HTML-CSS": {
     availableFonts: [], webFont: "STIX-Web", imageFont: null, preferredFont: null,
-    linebreaks: {automatic: true}
+    linebreaks: {automatic: true},
+    styles: {
+      "@font-face": {"font-family": "MathJax_Blank", src: "local('MathJax_Blank')"},
+      ".MJX_Assistive_MathML, .MJX_Assistive_MathML *": {"font-family": "serif !important"}
+    }
   }
 });
 </script>
@@ -183,6 +193,7 @@ _WIDGET_FALLBACK = """
 _PAGE_CSS = """
 <style type="text/css">
 main.course-page { max-width: 1100px; margin: 0 auto; padding: 0 16px; }
+main.course-page a { text-decoration: underline !important; }  /* a link is more than its colour */
 </style>
 """
 

@@ -1,0 +1,124 @@
+"""README, lecture plan and speaker notes agree: the number of sessions (lectures, labs) the
+README states is the plan's, and each lecture's minutes in the plan's table are the sum of the
+speaker notes' minutes of the sections the plan lists for it. Counts come from the plan, never
+hard-coded, so a session appended to the plan only needs the README's sentence updated."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PLAN = ROOT / "notebooks" / "lecture_plan.md"
+NOTES = ROOT / "notebooks" / "lectures"
+_ROW = re.compile(r"^\| (\d+) \| (Lecture|Lab) \| .+ \| (\d+) \|$", re.M)
+_SECTION = re.compile(r"^## Session (\d+) \((lecture|lab)\): ", re.M)
+_LESSON_LINE = re.compile(
+    r"^- \[(\d\d) · [^\]]+\]\(\d\d_\w+\.ipynb\) \(run time \d+ s\): (.+)$", re.M
+)
+
+
+def plan_table(text: str) -> dict[int, tuple[str, int]]:
+    """Session number -> (kind, minutes in the notes) from the plan's overview table."""
+    return {int(n): (kind.lower(), int(minutes)) for n, kind, minutes in _ROW.findall(text)}
+
+
+def plan_sections(text: str) -> dict[int, list[tuple[str, str]]]:
+    """Session number -> the (lesson NN, section heading) pairs its "Lessons and sections" lists
+    (a lesson listed with "all sections" contributes every heading of its notes but "Exercises":
+    exercises belong to the labs and the homework, not to a lecture's minutes)."""
+    starts = list(_SECTION.finditer(text))
+    sessions = {}
+    for here, after in zip(starts, [*starts[1:], None], strict=True):
+        body = text[here.end() : after.start() if after else len(text)]
+        body = body.split("**Lessons and sections**", 1)[-1].split("\n**", 1)[0]
+        sessions[int(here.group(1))] = [
+            (nn, heading)
+            for nn, sections in _LESSON_LINE.findall(body)
+            for heading in (
+                [h for h in note_minutes(nn) if h != "Exercises"]  # "all sections"
+                if sections.strip() == "all sections"
+                else [part.strip()[1:-1] for part in sections.split("; ")]
+            )
+        ]
+    return sessions
+
+
+def note_minutes(number: str) -> dict[str, int]:
+    """Section heading -> its minutes, from ``notebooks/lectures/NN_notes.md``."""
+    text = (NOTES / f"{number}_notes.md").read_text(encoding="utf-8")
+    blocks = re.split(r"^## ", text, flags=re.M)[1:]
+    minutes = {}
+    for block in blocks:
+        heading, _, rest = block.partition("\n")
+        found = re.findall(r"\*\*Minutes:\*\* (\d+)", rest)
+        minutes[heading.strip()] = int(found[-1]) if found else 0
+    return minutes
+
+
+def _heading(minutes: dict[str, int], listed: str) -> str | None:
+    """The notes heading the plan means by ``listed`` (the plan may shorten it after a colon)."""
+    if listed in minutes:
+        return listed
+    matches = [h for h in minutes if h.startswith(listed)]
+    return matches[0] if len(matches) == 1 else None
+
+
+def test_readme_states_the_plans_sessions_lectures_and_labs():
+    plan = PLAN.read_text(encoding="utf-8")
+    table = plan_table(plan)
+    assert sorted(table) == list(range(1, len(table) + 1)) and len(table) >= 15
+    sections = [int(n) for n, _ in _SECTION.findall(plan)]
+    assert sections == sorted(table), "the table and the '## Session N' sections differ"
+    lectures = sum(kind == "lecture" for kind, _ in table.values())
+    labs = len(table) - lectures
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    stated = re.findall(r"(\d+) sessions of 90 minutes \((\d+) lectures, (\d+) labs\)", readme)
+    assert stated == [(str(len(table)), str(lectures), str(labs))], (
+        f"README says {stated}; the plan has {len(table)} sessions, {lectures} lectures, {labs} labs"
+    )
+    intro = re.search(r"(\d+) lectures and (\d+) labs", plan)
+    assert intro and intro.groups() == (str(lectures), str(labs)), "the plan's own intro differs"
+
+
+def minute_mismatches(plan: str) -> list[str]:
+    """One line per lecture whose table minutes differ from its listed sections' note minutes."""
+    table, sections = plan_table(plan), plan_sections(plan)
+    wrong = []
+    for number, (kind, minutes) in table.items():
+        if kind == "lab":
+            if minutes != 90 or sections[number]:
+                wrong.append(f"lab {number}: {minutes} min (a lab is the full 90)")
+            continue
+        total = 0
+        for nn, listed in sections[number]:
+            notes = note_minutes(nn)
+            heading = _heading(notes, listed)
+            if heading is None:
+                wrong.append(f"session {number}: no notes for {nn} *{listed}*")
+            else:
+                total += notes[heading]
+        if not sections[number] or total != minutes or minutes > 90:
+            wrong.append(f"session {number}: table {minutes} min, notes {total} min")
+    return wrong
+
+
+def test_each_sessions_minutes_are_its_notes_minutes():
+    plan = PLAN.read_text(encoding="utf-8")
+    assert sum(len(s) for s in plan_sections(plan).values()) >= 60, "too few sections parsed"
+    assert minute_mismatches(plan) == []
+
+
+def test_the_minutes_check_catches_a_wrong_total():
+    """A table two minutes off, or a section missing from the list, is reported."""
+    plan = PLAN.read_text(encoding="utf-8")
+    table = plan_table(plan)
+    first = min(n for n, (kind, _) in table.items() if kind == "lecture")
+    minutes = table[first][1]
+    row = re.compile(rf"^(\| {first} \| Lecture \| .+ \| ){minutes} \|$", re.M)
+    broken = row.sub(rf"\g<1>{minutes + 2} |", plan, count=1)
+    assert f"session {first}: table {minutes + 2} min, notes {minutes} min" in (
+        minute_mismatches(broken)
+    )
+    dropped = re.sub(r"; \*[^*]+\*$", "", plan, count=1, flags=re.M)
+    assert dropped != plan and minute_mismatches(dropped)
