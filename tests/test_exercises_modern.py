@@ -255,3 +255,86 @@ def test_kv_cache_mistakes_give_different_numbers_in_every_case():
 def test_ntk_case_labels_name_the_base(capsys):
     assert check_ntk_frequencies(learner_ntk_fixed_base) is False
     assert "base=500" in capsys.readouterr().out
+
+
+# Wrong answers to exercise 2 of notebook 12, written the way learners write them (not with the
+# checker's own mistake functions), and the words the hint must contain: the hint has to name
+# what each answer actually gets wrong.
+def _learner_not_shifted(logits, tokens):
+    guesses = logits.argmax(-1)
+    return (guesses[:, 2:] == tokens[:, 2:]).float().mean(0)
+
+
+def _learner_own_token(logits, tokens):
+    guesses = logits.argmax(dim=2)
+    return (guesses == tokens).float()[:, 1:-1].mean(axis=0)
+
+
+def _learner_shifted_twice(logits, tokens):
+    return np.mean(logits.numpy()[:, :-2].argmax(-1) == tokens.numpy()[:, 2:], axis=0)
+
+
+def _learner_previous_token(logits, tokens):
+    correct = logits[:, 2:].argmax(-1).eq(tokens[:, 1:-1])
+    return correct.sum(0) / correct.shape[0]
+
+
+def _learner_from_one(logits, tokens):
+    return (logits.argmax(-1)[:, :-1] == tokens[:, 1:]).double().mean(0)
+
+
+def _learner_per_sequence(logits, tokens):
+    return (logits[:, 1:-1].argmax(-1) == tokens[:, 2:]).float().mean(-1)
+
+
+def _learner_forgot_mean(logits, tokens):
+    return logits[:, 1:-1].argmax(-1) == tokens[:, 2:]
+
+
+def _learner_counts(logits, tokens):
+    return (logits[:, 1:-1].argmax(-1) == tokens[:, 2:]).sum(dim=0)
+
+
+def _learner_probability(logits, tokens):
+    p = logits.softmax(-1)[:, :-1]  # p[:, t] is about tokens[:, t + 1]
+    rows = [
+        p[:, t - 1, :].gather(1, tokens[:, t : t + 1]).squeeze(1) for t in range(2, p.shape[1] + 1)
+    ]
+    return torch.stack(rows, 1).mean(0)
+
+
+def _learner_loop_off_by_one(logits, tokens):
+    # a loop that compares each output with the token it read, starting from position 2
+    num, length, _ = logits.shape
+    out = []
+    for t in range(2, length):
+        out.append(sum(int(logits[n, t].argmax()) == int(tokens[n, t]) for n in range(num)) / num)
+    return out
+
+
+def _learner_half(logits, tokens):  # right alignment, wrong scale: no named mistake fits
+    return (logits[:, 1:-1].argmax(-1) == tokens[:, 2:]).double().mean(0) / 2
+
+
+@pytest.mark.parametrize(
+    ("answer", "words"),
+    [
+        (_learner_not_shifted, "NEXT token"),
+        (_learner_own_token, "token it READ"),
+        (_learner_shifted_twice, "shifted by two"),
+        (_learner_previous_token, "output at t + 1"),
+        (_learner_from_one, "start at t = 1"),
+        (_learner_per_sequence, "one number per sequence"),
+        (_learner_forgot_mean, "hit of every sequence"),
+        (_learner_counts, "counted the hits"),
+        (_learner_probability, "probability of the true token"),
+        (_learner_loop_off_by_one, "NEXT token"),
+        (_learner_half, "take the argmax of logits[:, t - 1]"),
+    ],
+)
+def test_accuracy_hint_fits_learner_mistakes(answer, words, capsys):
+    assert check_accuracy_by_position(answer) is False
+    out = capsys.readouterr().out
+    assert words in out, out
+    if answer is not _learner_per_sequence:
+        assert "one number per sequence" not in out  # the averaging hint only where it fits

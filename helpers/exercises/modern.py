@@ -536,12 +536,52 @@ def _accuracy_by_position(logits: torch.Tensor, tokens: torch.Tensor) -> torch.T
     return (predictions == tokens[:, 2:]).double().mean(dim=0)  # (length - 2,)
 
 
-def _not_shifted(logits, tokens):
-    return (logits[:, 2:].argmax(dim=-1) == tokens[:, 2:]).double().mean(dim=0)
+def _hits(logits: torch.Tensor, tokens: torch.Tensor, guess: slice, target: slice) -> torch.Tensor:
+    """(num, positions): does the argmax of ``logits[:, guess]`` equal ``tokens[:, target]``?"""
+    return (logits[:, guess].argmax(dim=-1) == tokens[:, target]).double()
 
 
-def _shifted_twice(logits, tokens):
-    return (logits[:, :-2].argmax(dim=-1) == tokens[:, 2:]).double().mean(dim=0)
+# Wrong answers a learner writes, each named by what its output gets wrong. The checker names a
+# mistake only when the learner's output equals that mistake's output on the failing case.
+def _not_shifted(logits, tokens):  # output at t compared with token t
+    return _hits(logits, tokens, slice(2, None), slice(2, None)).mean(dim=0)
+
+
+def _own_input_token(logits, tokens):  # output at t compared with token t, for t = 1 .. L-2
+    return _hits(logits, tokens, slice(1, -1), slice(1, -1)).mean(dim=0)
+
+
+def _shifted_twice(logits, tokens):  # output at t - 2 compared with token t
+    return _hits(logits, tokens, slice(None, -2), slice(2, None)).mean(dim=0)
+
+
+def _previous_token(logits, tokens):  # output at t + 1 compared with token t
+    return _hits(logits, tokens, slice(2, None), slice(1, -1)).mean(dim=0)
+
+
+def _from_t_one(logits, tokens):  # right alignment, but targets from t = 1
+    return _hits(logits, tokens, slice(None, -1), slice(1, None)).mean(dim=0)
+
+
+def _over_positions(logits, tokens):  # averaged over the positions, one number per sequence
+    return _hits(logits, tokens, slice(1, -1), slice(2, None)).mean(dim=1)
+
+
+def _not_averaged(logits, tokens):  # hits per sequence and position
+    return _hits(logits, tokens, slice(1, -1), slice(2, None))
+
+
+def _summed(logits, tokens):  # counts instead of shares
+    return _hits(logits, tokens, slice(1, -1), slice(2, None)).sum(dim=0)
+
+
+def _probability_of_truth(logits, tokens):  # the probability given to the true token
+    probabilities = torch.softmax(logits[:, 1:-1], dim=-1)
+    return probabilities.gather(-1, tokens[:, 2:, None]).squeeze(-1).mean(dim=0)
+
+
+_ALIGNMENT = "the guess for tokens[:, t] sits at logits[:, t - 1]: compare logits[:, 1:-1] "
+_ALIGNMENT += "with tokens[:, 2:]."
 
 
 def check_accuracy_by_position(fn: Callable[[torch.Tensor, torch.Tensor], object]) -> bool:
@@ -559,9 +599,39 @@ def check_accuracy_by_position(fn: Callable[[torch.Tensor, torch.Tensor], object
             "guess for the NEXT token, so compare logits[:, t - 1] with tokens[:, t].",
         ),
         Mistake(
-            _shifted_twice,
-            "the predictions are shifted by two: the guess for tokens[:, t] sits at "
-            "logits[:, t - 1].",
+            _own_input_token,
+            "you compared each output with the token it READ (logits[:, 1:-1] with "
+            "tokens[:, 1:-1]); the output at t guesses the NEXT token: " + _ALIGNMENT,
+        ),
+        Mistake(_shifted_twice, "the predictions are shifted by two: " + _ALIGNMENT),
+        Mistake(
+            _previous_token,
+            "you compared the output at t + 1 with token t, the output after the token "
+            "instead of before it: " + _ALIGNMENT,
+        ),
+        Mistake(
+            _from_t_one,
+            "the alignment is right, but the targets start at t = 1: the result covers "
+            "t = 2 .. length - 1 (drop the first one).",
+        ),
+        Mistake(
+            _over_positions,
+            "you averaged over the positions (dim 1), giving one number per sequence: "
+            "average over the sequences (dim 0) so each position keeps its accuracy.",
+        ),
+        Mistake(
+            _not_averaged,
+            "you returned the hit of every sequence: average over the sequences (dim 0).",
+        ),
+        Mistake(
+            _summed,
+            "you counted the hits: divide by the number of sequences (take the mean over "
+            "dim 0), so each entry is a share between 0 and 1.",
+        ),
+        Mistake(
+            _probability_of_truth,
+            "you averaged the probability of the true token: accuracy counts whether the "
+            "argmax (the model's guess) equals the token.",
         ),
     ]
     return run_checker(
@@ -569,8 +639,8 @@ def check_accuracy_by_position(fn: Callable[[torch.Tensor, torch.Tensor], object
         fn,
         _accuracy_cases(),
         mistakes,
-        generic_hint="take argmax over the vocabulary, compare, and average over "
-        "the sequences (dim 0), not over the positions.",
+        generic_hint="for each t = 2 .. length - 1, take the argmax of logits[:, t - 1] over "
+        "the vocabulary, compare it with tokens[:, t], and average over the sequences.",
     )
 
 
