@@ -165,3 +165,15 @@ def test_deterministic_prints_its_reason(capsys):
         "deterministic: yes - two calls agree exactly\n"
         "deterministic: NO - two calls on the same positions disagree\n"
     )
+
+
+def test_no_near_collisions_counts_an_exact_tie_whatever_the_round_off(capsys):
+    # 8-bit binary codes: positions 0 and 2 are exactly as far apart (1) as the closest
+    # neighbours. Whether 1 comes out as 1 + eps must not change which pair is named (issue 23).
+    def binary_nudged(positions, sign):
+        table = naive.binary_encoding(positions, num_bits=8)
+        return table * (1 + sign * 4 * np.finfo(float).eps * (positions[:, None] % 3 == 0))
+
+    for sign in (-1, 0, 1):
+        assert naive.no_near_collisions(lambda p, s=sign: binary_nudged(p, s)) is False
+        assert "positions 0 and 2 are 1 apart" in capsys.readouterr().out

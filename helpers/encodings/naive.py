@@ -348,6 +348,9 @@ def shift_is_linear(
     return _report(verbose, "linear shift", True, reason)
 
 
+_TIE_TOLERANCE = 1e-9  # relative: far above round-off, far below any real gap
+
+
 def no_near_collisions(encode: Scheme, seq_len: int = 512, verbose: bool = True) -> bool:
     """Criterion 6: no two positions of ``0 .. seq_len-1`` are closer than the two closest
     neighbours.
@@ -361,10 +364,13 @@ def no_near_collisions(encode: Scheme, seq_len: int = 512, verbose: bool = True)
     seq_len = require_int("seq_len", seq_len, minimum=3)
     table = _table(encode, seq_len)
     neighbours = float(_step_sizes(table, 1).min())
+    # "No farther than" includes "exactly as far" (binary codes: many pairs at distance 1), and
+    # an exact tie must not be decided by round-off: compare with a relative tolerance.
+    limit = neighbours * (1 + _TIE_TOLERANCE)
     closest = np.inf
     for delta in range(2, seq_len):
         steps = _step_sizes(table, delta)
-        close = np.flatnonzero(steps <= neighbours)
+        close = np.flatnonzero(steps <= limit)
         if close.size:
             t = int(close[0])
             reason = (
