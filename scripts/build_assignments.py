@@ -333,11 +333,23 @@ def _hidden_spec(call: dict[str, Any], solution: Callable, rng: np.random.Genera
     if not cases:
         return None
     options = {k: v for k, v in call.items() if k not in ("title", "cases", "mistakes")}
+    if not _picklable(options.get("extract")):
+        # A hint-choosing closure (lessons 11's checkers): it passes right answers on unchanged,
+        # so the hidden cases compare the same values without it; the public cell keeps the hints.
+        options.pop("extract")
     spec = {"title": call["title"] + " (hidden cases)", "cases": cases, **options}
     with contextlib.redirect_stdout(io.StringIO()):
         if not run_checker(fn=solution, **spec):
             return None
     return spec
+
+
+def _picklable(value: Any) -> bool:
+    try:
+        pickle.dumps(value)
+    except Exception:  # closures and local functions cannot be stored with the hidden cases
+        return False
+    return True
 
 
 def _same_args(a: tuple, b: tuple) -> bool:
