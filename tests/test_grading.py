@@ -172,9 +172,13 @@ def test_every_lesson_is_built_or_skipped_with_a_reason(graded):
     assert len(built) >= 2 and graded["lessons"]
 
 
-# Exercises whose sizes are tied together, so that moving one size alone breaks the case:
-# M-RoPE's head width must be twice the sum of its sections. Strict: listed ones still have none.
-NO_HIDDEN_CASES = {"16_rotary_under_the_microscope, my_mrope_angles"}
+# Exercises the builder cannot redraw cases for: M-RoPE's head width must be twice the sum of
+# its sections (moving one size alone breaks the case), and M-RoPE's position ids take a list
+# of segments, which it does not redraw. Strict: listed ones still have none.
+NO_HIDDEN_CASES = {
+    "16_rotary_under_the_microscope, my_mrope_angles",
+    "16_rotary_under_the_microscope, my_position_ids",
+}
 
 
 def test_every_exercise_has_hidden_cases_and_a_worked_answer(graded):
