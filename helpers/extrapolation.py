@@ -15,9 +15,21 @@ model can predict it better than chance.
 
 Notebook 12 derives the task in plain view, shows that it equals :func:`make_task`, then uses
 this module; notebooks 16 and 17 measure their own schemes on the same task.
+
+A second task, the *recall probe* (:func:`make_recall_task`), needs the far tokens that the
+first one never does: the first token is one of ``RECALL_KEYS`` key tokens, a query token
+appears once, anywhere, and the token after it must repeat the first one. Trained on
+``TRAIN_LENGTH`` tokens and tested on longer ones, it tells a model that *uses* a long input
+(it still answers when the first token is 100 back) from one that merely *tolerates* it; a
+sliding window of ``TRAIN_LENGTH`` keys cannot answer it. Every function that takes a
+``task`` argument accepts ``"sums"`` (the default) or ``"recall"``.
 """
 
 from __future__ import annotations
+
+import os
+from collections.abc import Hashable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import torch
@@ -40,13 +52,22 @@ __all__ = [
     "WARMUP",
     "TEST_SEED",
     "NUM_TEST",
+    "TASKS",
+    "RECALL_KEYS",
+    "RECALL_QUERY",
+    "RECALL_VOCAB",
+    "RECALL_STEPS",
     "make_task",
     "answer_mask",
+    "make_recall_task",
+    "recall_answer_mask",
     "build_model",
     "learning_rate",
     "train_on_task",
+    "train_many",
     "window_mask",
     "accuracy_by_position",
+    "evaluate",
     "evaluation_tokens",
     "range_accuracies",
 ]
@@ -70,6 +91,13 @@ RANGES = {
 STEPS, BATCH, PEAK_LR, WARMUP = 250, 32, 5e-3, 25  # the training recipe
 TEST_SEED, NUM_TEST = 12345, 512  # the fresh test data of range_accuracies
 _TRAIN_SEED_OFFSET = 1000  # training data for seed s come from generator seed 1000 + s
+TASKS = ("sums", "recall")
+# The recall probe: filler tokens 0 .. NUM_VALUES - 1, then RECALL_KEYS key tokens, then the query
+RECALL_KEYS = 4  # key tokens NUM_VALUES .. NUM_VALUES + 3, only ever at position 0
+RECALL_QUERY = NUM_VALUES + RECALL_KEYS  # 12: the query token, once per sequence
+RECALL_VOCAB = RECALL_QUERY + 1
+RECALL_STEPS = 100  # the recall probe is learned fast: one content match, no arithmetic
+_RECALL_SEED_OFFSET = 2000  # recall training data for seed s: generator seed 2000 + s
 
 
 def make_task(num: int, length: int, generator: torch.Generator) -> torch.Tensor:
@@ -104,51 +132,129 @@ def answer_mask(tokens: torch.Tensor) -> torch.Tensor:
     return mask
 
 
-def build_model(scheme: str, max_len: int = EVAL_LENGTH) -> DecoderOnlyTransformer:
-    """A lesson-12 model (``MODEL_SIZE``, ``VOCAB``) with positional scheme ``scheme``.
+def make_recall_task(num: int, length: int, generator: torch.Generator) -> torch.Tensor:
+    """``num`` sequences of the recall probe, ``(num, length)`` int64, ``length >= 3``.
+
+    Token 0 is a key (``NUM_VALUES .. RECALL_QUERY - 1``), the rest random fillers
+    (``0 .. NUM_VALUES - 1``), except one ``RECALL_QUERY`` token at a uniformly random place
+    ``1 .. length - 2``, followed by the answer: token 0 again. Deterministic given the
+    generator's state. Used in notebook 12.
+    """
+    num = require_int("num", num, minimum=1)
+    length = require_int("length", length, minimum=3)
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
+    x = torch.randint(0, NUM_VALUES, (num, length), generator=generator)  # (num, length)
+    x[:, 0] = torch.randint(NUM_VALUES, RECALL_QUERY, (num,), generator=generator)
+    query = torch.randint(1, length - 1, (num,), generator=generator)  # (num,)
+    rows = torch.arange(num)
+    x[rows, query] = RECALL_QUERY
+    x[rows, query + 1] = x[:, 0]
+    return x
+
+
+def recall_answer_mask(tokens: torch.Tensor) -> torch.Tensor:
+    """Boolean ``(num, length)``: True at the one scored position of each recall sequence, the
+    token right after the query. Used in notebook 12."""
+    require_tensor("tokens", tokens, ndim=2, integer=True)
+    mask = torch.zeros_like(tokens, dtype=torch.bool)
+    mask[:, 1:] = tokens[:, :-1] == RECALL_QUERY
+    return mask
+
+
+_MAKE = {"sums": make_task, "recall": make_recall_task}
+_ANSWERS = {"sums": answer_mask, "recall": recall_answer_mask}
+_VOCAB = {"sums": VOCAB, "recall": RECALL_VOCAB}
+_STEPS = {"sums": STEPS, "recall": RECALL_STEPS}
+_SEED_OFFSET = {"sums": _TRAIN_SEED_OFFSET, "recall": _RECALL_SEED_OFFSET}
+
+
+def build_model(
+    scheme: str, max_len: int = EVAL_LENGTH, *, task: str = "sums"
+) -> DecoderOnlyTransformer:
+    """A lesson-12 model (``MODEL_SIZE``) with positional scheme ``scheme`` and the
+    vocabulary of ``task`` (``VOCAB`` or ``RECALL_VOCAB``).
 
     A learned table gets ``TRAIN_LENGTH`` rows whatever ``max_len`` says: training fills no
     more. Initialised from PyTorch's global generator (seed it first). Used in notebook 12.
     """
     scheme = require_choice("scheme", scheme, SCHEMES)
     max_len = require_int("max_len", max_len, minimum=TRAIN_LENGTH)
+    task = require_choice("task", task, TASKS)
     rows = TRAIN_LENGTH if scheme == "learned" else max_len
-    return DecoderOnlyTransformer(VOCAB, **MODEL_SIZE, max_len=rows, positional=scheme)
+    return DecoderOnlyTransformer(_VOCAB[task], **MODEL_SIZE, max_len=rows, positional=scheme)
 
 
-def learning_rate(step: int) -> float:
+def learning_rate(step: int, steps: int = STEPS) -> float:
     """The recipe's schedule: linear warm-up over ``WARMUP`` steps to ``PEAK_LR``, then a linear
-    decay to 0 at ``STEPS``. Used in notebook 12."""
-    step = require_int("step", step, minimum=0, maximum=STEPS - 1)
-    return PEAK_LR * min((step + 1) / WARMUP, (STEPS - step) / (STEPS - WARMUP))
+    decay to 0 at ``steps`` (``STEPS``; ``RECALL_STEPS`` for the recall probe). Used in
+    notebook 12."""
+    steps = require_int("steps", steps, minimum=WARMUP + 1)
+    step = require_int("step", step, minimum=0, maximum=steps - 1)
+    return PEAK_LR * min((step + 1) / WARMUP, (steps - step) / (steps - WARMUP))
 
 
-def train_on_task(model: torch.nn.Module, seed: int) -> torch.nn.Module:
-    """Lesson 12's recipe: train ``model`` in place on the task and return it in eval mode.
+def train_on_task(model: torch.nn.Module, seed: int, *, task: str = "sums") -> torch.nn.Module:
+    """Lesson 12's recipe: train ``model`` in place on ``task`` and return it in eval mode.
 
-    Adam (fused), ``STEPS`` steps of ``BATCH`` fresh sequences of ``TRAIN_LENGTH`` tokens
-    (drawn from generator seed ``1000 + seed``), the :func:`learning_rate` schedule, and a
-    cross-entropy loss on the answer tokens only. Deterministic: the same model and seed give
-    the same weights. The model must map ``(B, T)`` tokens to ``(B, T, VOCAB)`` logits.
+    Adam (fused), ``STEPS`` steps (``RECALL_STEPS`` for the recall probe) of ``BATCH`` fresh
+    sequences of ``TRAIN_LENGTH`` tokens (drawn from generator seed ``1000 + seed``, or
+    ``2000 + seed`` for the probe), the :func:`learning_rate` schedule, and a cross-entropy
+    loss on the answer tokens only. Deterministic: the same model and seed give the same
+    weights. The model must map ``(B, T)`` tokens to ``(B, T, vocabulary)`` logits.
     Used in notebooks 12, 16 and 17.
     """
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
-    seed = require_int("seed", seed, minimum=0, maximum=2**32 - 1 - _TRAIN_SEED_OFFSET)
+    task = require_choice("task", task, TASKS)
+    seed = require_int("seed", seed, minimum=0, maximum=2**32 - 1 - _RECALL_SEED_OFFSET)
+    steps, answers = _STEPS[task], _ANSWERS[task]
     model.train()
     optimizer = torch.optim.Adam(model.parameters(), lr=PEAK_LR, fused=True)
-    generator = torch.Generator().manual_seed(_TRAIN_SEED_OFFSET + seed)
-    data = make_task(STEPS * BATCH, TRAIN_LENGTH, generator)  # (STEPS * BATCH, L)
+    generator = torch.Generator().manual_seed(_SEED_OFFSET[task] + seed)
+    data = _MAKE[task](steps * BATCH, TRAIN_LENGTH, generator)  # (steps * BATCH, L)
     for step, x in enumerate(data.split(BATCH)):  # x: (BATCH, L)
         for group in optimizer.param_groups:
-            group["lr"] = learning_rate(step)
-        scored = answer_mask(x)[:, 1:]  # (BATCH, L - 1): targets x_1 .. x_{L-1} that count
+            group["lr"] = learning_rate(step, steps)
+        scored = answers(x)[:, 1:]  # (BATCH, L - 1): targets x_1 .. x_{L-1} that count
         logits = model(x)[:, :-1]  # (BATCH, L - 1, VOCAB): guesses for x_1 .. x_{L-1}
         loss = torch.nn.functional.cross_entropy(logits[scored], x[:, 1:][scored])
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
     return model.eval()
+
+
+def train_many(
+    jobs: Mapping[Hashable, tuple[torch.nn.Module, int]],
+    *,
+    task: str = "sums",
+    workers: int | None = None,
+) -> dict[Hashable, torch.nn.Module]:
+    """Train several models at once: ``jobs`` maps a key to ``(untrained model, seed)``; the
+    result maps the same key to the model after :func:`train_on_task`.
+
+    Each model trains in its own thread, so with ``torch.set_num_threads(1)`` each gets a core
+    of its own; the weights are bit-identical to training one model after another (each run
+    uses only its own model and its own data generator). ``workers`` defaults to the cores
+    left after each model's ``torch.get_num_threads()``. Used in notebooks 12 and 17.
+    """
+    if not isinstance(jobs, Mapping):
+        raise TypeError(f"jobs must be a mapping key -> (model, seed), got {type(jobs).__name__}")
+    for key, job in jobs.items():
+        if not (isinstance(job, tuple) and len(job) == 2):
+            raise TypeError(f"jobs[{key!r}] must be a (model, seed) pair, got {job!r}")
+        if not isinstance(job[0], torch.nn.Module):
+            raise TypeError(
+                f"jobs[{key!r}][0] must be a torch.nn.Module, got {type(job[0]).__name__}"
+            )
+    task = require_choice("task", task, TASKS)
+    if workers is None:
+        workers = max(1, (os.cpu_count() or 1) // torch.get_num_threads())
+    workers = require_int("workers", workers, minimum=1)
+    with ThreadPoolExecutor(max_workers=min(workers, max(len(jobs), 1))) as pool:
+        trained = pool.map(lambda job: train_on_task(*job, task=task), jobs.values())
+        return dict(zip(jobs, trained, strict=True))
 
 
 def window_mask(length: int, window: int) -> torch.Tensor:
@@ -163,7 +269,7 @@ def window_mask(length: int, window: int) -> torch.Tensor:
 
 @torch.no_grad()
 def accuracy_by_position(
-    model: torch.nn.Module, tokens: torch.Tensor, *, window: int | None = None
+    model: torch.nn.Module, tokens: torch.Tensor, *, window: int | None = None, task: str = "sums"
 ) -> np.ndarray:
     """Accuracy of the answers at each target position: ``(length,)`` float64, entry t the
     share of sequences with an answer at t that the model predicts right from the true prefix
@@ -172,30 +278,51 @@ def accuracy_by_position(
     ``window``: if given, every query sees only its last ``window`` tokens (the model must
     accept a ``mask`` argument). Used in notebooks 12, 16 and 17.
     """
+    return evaluate(model, tokens, window=window, task=task)[0]
+
+
+@torch.no_grad()
+def evaluate(
+    model: torch.nn.Module, tokens: torch.Tensor, *, window: int | None = None, task: str = "sums"
+) -> tuple[np.ndarray, dict[str, float]]:
+    """One forward pass, two summaries: :func:`accuracy_by_position` and the accuracy pooled
+    over the answers of each range of ``RANGES`` (NaN for a range that does not fit in
+    ``tokens`` or holds no answer). Used in notebook 12, which needs both for every model."""
     require_tensor("tokens", tokens, ndim=2, integer=True)
-    correct, counts = _answer_hits(model, tokens, window)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(counts > 0, correct / np.maximum(counts, 1), np.nan)
+    task = require_choice("task", task, TASKS)
+    if tokens.shape[1] < 3:
+        raise ValueError(f"tokens must hold at least 3 positions, got shape {tuple(tokens.shape)}")
+    if window is not None:
+        window = require_int("window", window, minimum=1)
+    correct, counts = _answer_hits(model, tokens, window, _ANSWERS[task])  # (length,) each
+    by_position = np.where(counts > 0, correct / np.maximum(counts, 1), np.nan)
+    by_range = {}
+    for name, (lo, hi) in RANGES.items():
+        answers = counts[lo:hi].sum()
+        fits = hi <= tokens.shape[1] and answers > 0
+        by_range[name] = float(correct[lo:hi].sum() / answers) if fits else float("nan")
+    return by_position, by_range
 
 
-def _answer_hits(model, tokens: torch.Tensor, window: int | None) -> tuple[np.ndarray, np.ndarray]:
+def _answer_hits(model, tokens: torch.Tensor, window: int | None, answers) -> tuple:
     """Per target position t: number of answers predicted right, number of answers."""
     if window is None:
         logits = model(tokens)
     else:
         logits = model(tokens, mask=window_mask(tokens.shape[1], window))
     guesses = logits[:, :-1].argmax(dim=-1)  # (num, length - 1): guesses for x_1 ..
-    scored = answer_mask(tokens)  # (num, length)
+    scored = answers(tokens)  # (num, length)
     hits = torch.zeros_like(scored)
     hits[:, 1:] = (guesses == tokens[:, 1:]) & scored[:, 1:]
     return hits.sum(dim=0).double().numpy(), scored.sum(dim=0).double().numpy()
 
 
-def evaluation_tokens(length: int = EVAL_LENGTH) -> torch.Tensor:
-    """The fixed test set, ``(NUM_TEST, length)``, drawn from generator seed ``TEST_SEED``,
-    a seed no training run uses. Used in notebook 12."""
-    length = require_int("length", length, minimum=1)
-    return make_task(NUM_TEST, length, torch.Generator().manual_seed(TEST_SEED))
+def evaluation_tokens(length: int = EVAL_LENGTH, *, task: str = "sums") -> torch.Tensor:
+    """The fixed test set of ``task``, ``(NUM_TEST, length)``, drawn from generator seed
+    ``TEST_SEED``, a seed no training run uses. Used in notebook 12."""
+    task = require_choice("task", task, TASKS)
+    length = require_int("length", length, minimum=1 if task == "sums" else 3)
+    return _MAKE[task](NUM_TEST, length, torch.Generator().manual_seed(TEST_SEED))
 
 
 def range_accuracies(
@@ -209,9 +336,4 @@ def range_accuracies(
     if max_len_eval is None:
         max_len_eval = EVAL_LENGTH
     max_len_eval = require_int("max_len_eval", max_len_eval, minimum=3, maximum=EVAL_LENGTH)
-    correct, counts = _answer_hits(model, evaluation_tokens()[:, :max_len_eval], window)
-    result = {}
-    for name, (lo, hi) in RANGES.items():
-        fits = hi <= max_len_eval
-        result[name] = float(correct[lo:hi].sum() / counts[lo:hi].sum()) if fits else float("nan")
-    return result
+    return evaluate(model, evaluation_tokens()[:, :max_len_eval], window=window)[1]

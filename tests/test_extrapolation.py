@@ -158,6 +158,19 @@ def test_range_accuracies_oracle_and_truncation():
     assert ex.range_accuracies(Zeros())["2L <= t < 4L"] == pytest.approx(share)
 
 
+def test_evaluate_gives_both_summaries_from_one_pass():
+    x = ex.make_task(300, 70, gen(3))  # 70 tokens: the third range does not fit
+    by_position, by_range = ex.evaluate(Zeros(), x)
+    np.testing.assert_array_equal(by_position, ex.accuracy_by_position(Zeros(), x))
+    scored = ex.answer_mask(x)[:, 32:64]
+    # pooled over answers (not the mean of the per-position accuracies): share of zero answers
+    assert by_range["L <= t < 2L"] == pytest.approx(
+        float((x[:, 32:64][scored] == 0).double().mean())
+    )
+    assert by_range["L <= t < 2L"] != pytest.approx(float(np.mean(by_position[32:64])), abs=1e-12)
+    assert math.isnan(by_range["2L <= t < 4L"])
+
+
 def test_evaluation_tokens_are_unseen_in_training():
     train = ex.make_task(ex.STEPS * ex.BATCH, ex.TRAIN_LENGTH, gen(1000))  # seed 0's data
     seen = set(map(tuple, train.tolist()))
@@ -188,8 +201,90 @@ def test_train_on_task_is_deterministic_in_place_and_leaves_eval_mode():
     assert torch.equal(run(), run())
 
 
+@pytest.mark.parametrize("workers", [1, 3])
+def test_train_many_gives_the_weights_of_training_one_after_another(workers):
+    def fresh(seed):
+        torch.manual_seed(seed)
+        return Tiny()
+
+    one_by_one = {seed: ex.train_on_task(fresh(seed), seed) for seed in range(3)}
+    many = ex.train_many({seed: (fresh(seed), seed) for seed in range(3)}, workers=workers)
+    assert list(many) == [0, 1, 2]
+    for seed in range(3):
+        assert not many[seed].training
+        for a, b in zip(one_by_one[seed].parameters(), many[seed].parameters(), strict=True):
+            assert torch.equal(a, b)
+    assert not torch.equal(many[0].out.weight, many[1].out.weight)
+
+
 def test_train_on_task_teaches_alibi_the_rule():
     torch.manual_seed(0)
     model = ex.train_on_task(ex.build_model("alibi"), seed=0)
     accuracies = ex.range_accuracies(model)
     assert min(accuracies.values()) > 0.7  # 0.80 to 0.84 on the machine that wrote this
+
+
+# The recall probe ---------------------------------------------------------------------------
+
+
+class Recaller(nn.Module):
+    """Answers the recall probe by reading token 0 wherever it is visible (what a model that uses
+    the whole input does); under a sliding window that hides token 0 it guesses key 0."""
+
+    def forward(self, tokens: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        num, length = tokens.shape
+        sees_first = torch.ones(length, dtype=torch.bool) if mask is None else mask[:, 0]
+        guess = torch.where(sees_first, tokens[:, :1], ex.NUM_VALUES)  # (num, length)
+        return nn.functional.one_hot(guess, ex.RECALL_VOCAB).float()
+
+
+def test_recall_vocabulary_by_hand():
+    assert (ex.RECALL_KEYS, ex.RECALL_QUERY, ex.RECALL_VOCAB) == (4, 12, 13)
+    assert ex.TASKS == ("sums", "recall")
+
+
+def test_make_recall_task_one_query_then_the_first_token():
+    x = ex.make_recall_task(500, 40, gen(6))
+    assert x.shape == (500, 40) and x.dtype == torch.int64
+    assert torch.equal(x, ex.make_recall_task(500, 40, gen(6)))
+    keys = x[:, 0]
+    assert bool(((keys >= ex.NUM_VALUES) & (keys < ex.RECALL_QUERY)).all())
+    assert set(keys.tolist()) == {8, 9, 10, 11}  # all four keys occur in 500 draws
+    is_query = x == ex.RECALL_QUERY
+    assert is_query.sum(dim=1).tolist() == [1] * 500  # exactly one query per sequence
+    where = is_query.int().argmax(dim=1)  # the one True: no tie to break
+    assert int(where.min()) == 1 and int(where.max()) == 38  # 1 .. length - 2, both ends drawn
+    assert torch.equal(x[torch.arange(500), where + 1], keys)  # the answer repeats token 0
+    rest = x[:, 1:][~is_query[:, 1:]]  # fillers and answers
+    fillers = rest[rest < ex.NUM_VALUES]
+    assert rest.numel() - fillers.numel() == 500  # the only non-fillers are the 500 answers
+
+
+def test_recall_answer_mask_marks_the_token_after_the_query():
+    x = torch.tensor([[9, 3, 12, 9, 5], [11, 12, 11, 0, 2]])
+    expected = [[False, False, False, True, False], [False, False, True, False, False]]
+    assert ex.recall_answer_mask(x).tolist() == expected
+
+
+def test_evaluate_recall_needs_the_first_token():
+    tokens = ex.evaluation_tokens(task="recall")
+    assert tokens.shape == (ex.NUM_TEST, ex.EVAL_LENGTH)
+    full = ex.evaluate(Recaller(), tokens, task="recall")[1]
+    assert full == dict.fromkeys(ex.RANGES, 1.0)
+    # a window of L keys hides token 0 from every answer at t >= L + 1: it guesses key 8,
+    # right only where the key is 8 (about a quarter)
+    windowed = ex.evaluate(Recaller(), tokens, task="recall", window=ex.TRAIN_LENGTH)[1]
+    assert windowed["8 <= t < L"] == 1.0
+    scored = ex.recall_answer_mask(tokens)
+    far = scored[:, 64:].any(dim=1)
+    share = float((tokens[far, 0] == ex.NUM_VALUES).double().mean())
+    assert windowed["2L <= t < 4L"] == pytest.approx(share)
+    assert 0.15 < share < 0.35
+
+
+def test_train_on_task_teaches_the_recall_probe():
+    torch.manual_seed(0)
+    model = ex.train_on_task(ex.build_model("alibi", task="recall"), seed=0, task="recall")
+    assert model.embedding.vocab_size == ex.RECALL_VOCAB
+    tokens = ex.evaluation_tokens(task="recall")
+    assert min(ex.evaluate(model, tokens, task="recall")[1].values()) > 0.9  # 1.00 here
