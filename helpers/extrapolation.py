@@ -68,6 +68,7 @@ __all__ = [
     "window_mask",
     "accuracy_by_position",
     "evaluate",
+    "evaluate_many",
     "evaluation_tokens",
     "range_accuracies",
 ]
@@ -237,24 +238,31 @@ def train_many(
     Each model trains in its own thread, so with ``torch.set_num_threads(1)`` each gets a core
     of its own; the weights are bit-identical to training one model after another (each run
     uses only its own model and its own data generator). ``workers`` defaults to the cores
-    left after each model's ``torch.get_num_threads()``. Used in notebooks 12 and 17.
+    left after each model's ``torch.get_num_threads()``. Used in notebooks 12, 16 and 17.
     """
     if not isinstance(jobs, Mapping):
         raise TypeError(f"jobs must be a mapping key -> (model, seed), got {type(jobs).__name__}")
     for key, job in jobs.items():
         if not (isinstance(job, tuple) and len(job) == 2):
             raise TypeError(f"jobs[{key!r}] must be a (model, seed) pair, got {job!r}")
-        if not isinstance(job[0], torch.nn.Module):
-            raise TypeError(
-                f"jobs[{key!r}][0] must be a torch.nn.Module, got {type(job[0]).__name__}"
-            )
+        _require_model(f"jobs[{key!r}][0]", job[0])
     task = require_choice("task", task, TASKS)
+    return _in_threads(lambda job: train_on_task(*job, task=task), jobs, workers)
+
+
+def _require_model(name: str, model: object) -> None:
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"{name} must be a torch.nn.Module, got {type(model).__name__}")
+
+
+def _in_threads(fn, items: Mapping, workers: int | None) -> dict:
+    """``{key: fn(item)}`` for ``items``, run in up to ``workers`` threads (default: the cores
+    left after torch's own threads); each call must touch only its own item."""
     if workers is None:
         workers = max(1, (os.cpu_count() or 1) // torch.get_num_threads())
     workers = require_int("workers", workers, minimum=1)
-    with ThreadPoolExecutor(max_workers=min(workers, max(len(jobs), 1))) as pool:
-        trained = pool.map(lambda job: train_on_task(*job, task=task), jobs.values())
-        return dict(zip(jobs, trained, strict=True))
+    with ThreadPoolExecutor(max_workers=min(workers, max(len(items), 1))) as pool:
+        return dict(zip(items, pool.map(fn, items.values()), strict=True))
 
 
 def window_mask(length: int, window: int) -> torch.Tensor:
@@ -304,6 +312,26 @@ def evaluate(
     return by_position, by_range
 
 
+def evaluate_many(
+    models: Mapping[Hashable, torch.nn.Module],
+    tokens: torch.Tensor,
+    *,
+    window: int | None = None,
+    task: str = "sums",
+    workers: int | None = None,
+) -> dict[Hashable, tuple[np.ndarray, dict[str, float]]]:
+    """:func:`evaluate` for every model of ``models`` (key -> model) on the same ``tokens``,
+    several at once, in threads as :func:`train_many` (the results are the same as one by one).
+    Used in notebooks 12, 16 and 17."""
+    if not isinstance(models, Mapping):
+        raise TypeError(f"models must be a mapping key -> model, got {type(models).__name__}")
+    for key, model in models.items():
+        _require_model(f"models[{key!r}]", model)
+    require_tensor("tokens", tokens, ndim=2, integer=True)
+    task = require_choice("task", task, TASKS)
+    return _in_threads(lambda m: evaluate(m, tokens, window=window, task=task), models, workers)
+
+
 def _answer_hits(model, tokens: torch.Tensor, window: int | None, answers) -> tuple:
     """Per target position t: number of answers predicted right, number of answers."""
     if window is None:
@@ -331,7 +359,9 @@ def range_accuracies(
     """Accuracy on the answers of each range of ``RANGES``, pooled over the fresh test set
     (:func:`evaluation_tokens`, ``EVAL_LENGTH`` tokens cut to ``max_len_eval``); NaN for a range
     that does not fit in ``max_len_eval`` (e.g. ``TRAIN_LENGTH`` for a learned table).
-    ``window``: as in :func:`accuracy_by_position`. Used in notebooks 12, 16 and 17.
+    ``window``: as in :func:`accuracy_by_position`. For one model at a time (the extra seeds of
+    benchmarks/RESULTS.md); notebooks 12, 16 and 17 evaluate several at once with
+    :func:`evaluate_many`.
     """
     if max_len_eval is None:
         max_len_eval = EVAL_LENGTH

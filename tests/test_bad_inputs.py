@@ -1019,6 +1019,12 @@ CASES += [
         TypeError, "jobs['a'][0]", "str", "extrapolation.train_many-not-a-model"),
     Bad(extrapolation.train_many, lambda: extrapolation.train_many({}, workers=0),
         ValueError, "workers", "0", "extrapolation.train_many-zero-workers"),
+    Bad(extrapolation.evaluate_many, lambda: extrapolation.evaluate_many(lm(), t(2, 8)),
+        TypeError, "models", "mapping", "extrapolation.evaluate_many-not-a-mapping"),
+    Bad(extrapolation.evaluate_many,
+        lambda: extrapolation.evaluate_many({"a": lm()}, torch.zeros(2, 8, dtype=torch.long),
+                                            workers=-1),
+        ValueError, "workers", "-1", "extrapolation.evaluate_many-negative-workers"),
     Bad(extrapolation.learning_rate, lambda: extrapolation.learning_rate(0, steps=10),
         ValueError, "steps", "10", "extrapolation.learning_rate-too-few-steps"),
 ]

@@ -217,6 +217,18 @@ def test_train_many_gives_the_weights_of_training_one_after_another(workers):
     assert not torch.equal(many[0].out.weight, many[1].out.weight)
 
 
+def test_evaluate_many_equals_evaluate_one_by_one():
+    x = ex.make_task(50, 80, gen(8))
+    models = {"oracle": Oracle(), "zeros": Zeros()}
+    many = ex.evaluate_many(models, x, window=4, workers=2)
+    assert list(many) == ["oracle", "zeros"]
+    for name, model in models.items():
+        by_position, by_range = ex.evaluate(model, x, window=4)
+        np.testing.assert_array_equal(many[name][0], by_position)
+        assert many[name][1] == pytest.approx(by_range, nan_ok=True)
+    assert many["oracle"][1]["8 <= t < L"] == 1.0 and many["zeros"][1]["8 <= t < L"] < 0.3
+
+
 def test_train_on_task_teaches_alibi_the_rule():
     torch.manual_seed(0)
     model = ex.train_on_task(ex.build_model("alibi"), seed=0)
