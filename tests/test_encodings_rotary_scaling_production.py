@@ -206,6 +206,30 @@ def test_longrope_equals_transformers_for_phi3_mini_128k_settings(seq_len):
     assert scale == pytest.approx(their_scale, rel=1e-12)
 
 
+def test_phi3_released_factors_shape_and_transformers():
+    from helpers.encodings import PHI3_LONGROPE_FACTORS
+
+    short, long = PHI3_LONGROPE_FACTORS["short_factor"], PHI3_LONGROPE_FACTORS["long_factor"]
+    assert len(short) == len(long) == 48  # head width 96
+    assert list(short) == sorted(short) and list(long) == sorted(long)  # rising with k
+    assert (short[0], short[-1]) == (1.05, 3.049999999999997)
+    assert long[0] == pytest.approx(1.03) and long[-1] == pytest.approx(64.81)
+    config = Phi3Config(
+        hidden_size=3072, num_attention_heads=32, max_position_embeddings=131072,
+        rope_parameters={"rope_type": "longrope", "rope_theta": 10000.0,
+                         "short_factor": list(short), "long_factor": list(long),
+                         "original_max_position_embeddings": 4096},
+    )  # fmt: skip
+    for seq_len in (4096, 4097):
+        theirs, _ = hf_frequencies(config, "longrope", seq_len)
+        omega, _ = scaled_rotary_frequencies(96, "longrope", 32.0, 10000.0, 4096, seq_len=seq_len,
+                                             short_factor=short, long_factor=long)  # fmt: skip
+        assert_close_to_float32(omega, theirs)
+    # the slowest pair is stretched about 65 times beyond L, about 3 times within it
+    plain = rotary_frequencies(96, 10000.0)
+    assert float(plain[-1] / omega[-1]) == pytest.approx(64.81, rel=1e-6)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "error", "words"),
     [
