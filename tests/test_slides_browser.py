@@ -234,23 +234,9 @@ def lesson_reports(tmp_path_factory, browser_context):
     return {p.stem: measure_deck(context, out / f"{p.stem}.slides.html") for p in LESSONS}
 
 
-# Slides that overflow after session 4's rewrites (lessons 00, 10, 12, 14, 15), measured in
-# its last minutes: to split under issue 28, item 2. Strict both ways: a new overflow fails, and
-# so does a listed slide that fits again (take it off the list).
-KNOWN_OVERFLOW = {
-    "00_start_here 1.1",
-    "10_mini_transformer 0.0",
-    "10_mini_transformer 2.0",
-    "10_mini_transformer 2.1",
-    "10_mini_transformer 3.0",
-    "12_length_extrapolation 1.0",
-    "12_length_extrapolation 4.0",
-    "12_length_extrapolation 6.0",
-    "12_length_extrapolation 9.0",
-    "14_positions_in_graphs_and_time 2.1",
-    "14_positions_in_graphs_and_time 8.0",
-    "15_long_context 9.0",
-}
+# Slides known to overflow, to be split (issue 28, item 2): none since session 5 split the last
+# twelve. Strict both ways: a new overflow fails, and so does a listed slide that fits again.
+KNOWN_OVERFLOW: set[str] = set()
 
 
 def test_every_lesson_slide_fits_1280x720(lesson_reports):
