@@ -19,6 +19,7 @@ page. Equivalent by hand: copy those files into a folder ``SRC`` and run
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -57,8 +58,26 @@ def stage_sources(root: Path, stage: Path) -> list[Path]:
         target = stage / source.relative_to(notebooks)
         target.parent.mkdir(parents=True, exist_ok=True)
         copied.append(Path(shutil.copy2(source, target)))
+        if target.suffix == ".ipynb":
+            _pass_alt_texts(target)
     copied.append(Path(shutil.copy2(DOCS / "index.md", stage / "index.md")))
     return copied
+
+
+def _pass_alt_texts(notebook: Path) -> None:
+    """Give MyST-NB each figure's text alternative. A figure cell keeps it in ``metadata.alt``,
+    the key the offline decks' template reads; MyST-NB reads its image options from
+    ``metadata.mystnb.image``, so the staged copy gets it there too."""
+    data = json.loads(notebook.read_text(encoding="utf-8"))
+    changed = False
+    for cell in data["cells"]:
+        alt = cell.get("metadata", {}).get("alt")
+        if alt:
+            options = cell["metadata"].setdefault("mystnb", {})
+            options.setdefault("image", {})["alt"] = alt
+            changed = True
+    if changed:
+        notebook.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
 
 
 _ARTICLE = re.compile(r'(?is)<article class="bd-article"[^>]*>(.*)</article>')

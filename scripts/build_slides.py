@@ -221,6 +221,12 @@ _TEMPLATE = (  # after the course's offline head (_offline_html.course_template)
     "{% block html_head_css %}" + _CSS + "{% endblock html_head_css %}\n"
     "{% block input_group %}{% if not cell.metadata.slide_hide_code %}{{ super() }}{% endif %}"
     "{% endblock input_group %}\n"
+    # a figure's text alternative, metadata.alt of its cell (nbconvert's lab template has none)
+    "{% block data_png scoped %}"
+    '<div class="jp-RenderedImage jp-OutputArea-output {{ extra_class }}">'
+    "<img src=\"data:image/png;base64,{{ output.data['image/png'] | escape_html }}\""
+    '{% if cell.metadata.alt %} alt="{{ cell.metadata.alt | escape_html }}"{% endif %}>'
+    "</div>{% endblock data_png %}\n"
     "{% block footer_js %}\n"
     '<script src="{{ resources.reveal.url_prefix }}/dist/reveal.js"></script>\n'
     '<script src="{{ resources.reveal.url_prefix }}/plugin/notes/notes.js"></script>\n'

@@ -165,6 +165,45 @@ def test_no_html_or_javascript_outputs(path):
     assert not problems, f"{name}: outputs the site would copy verbatim: " + "; ".join(problems)
 
 
+def figure_alt_problem(alt: object) -> str | None:
+    """Why ``alt`` is not a usable text alternative for a figure, or None: a sentence or three
+    (12 to 90 words) that says what the figure shows, never a file name or nbconvert's
+    placeholder."""
+    if not isinstance(alt, str) or not alt.strip():
+        return "no metadata.alt"
+    words = len(alt.split())
+    if not 12 <= words <= 90:
+        return f"{words} words (12 to 90 expected)"
+    if re.search(r"\.(png|jpe?g|svg|gif)\b", alt, re.I) or "No description has been" in alt:
+        return f"a file name or placeholder: {alt[:40]!r}"
+    return None
+
+
+def test_figure_alt_rule_catches_what_a_screen_reader_user_cannot_use():
+    good = (
+        "Heat map of the sinusoidal encoding, positions down and dimensions across: fast stripes "
+        "on the left, slow colour changes on the right."
+    )
+    assert figure_alt_problem(good) is None
+    assert figure_alt_problem(None) == "no metadata.alt"
+    assert figure_alt_problem("   ") == "no metadata.alt"
+    assert figure_alt_problem("A plot.").startswith("2 words")
+    assert figure_alt_problem(good + " See figure_3.png for more of the same picture.")
+    assert figure_alt_problem("No description has been provided for this image, " + good)
+
+
+@pytest.mark.parametrize("path", ALL, ids=_ids(ALL))
+def test_every_figure_has_a_text_alternative(path):
+    # metadata.alt: read by nbconvert (offline decks); build_site passes it on to MyST-NB
+    problems = []
+    for index, cell in enumerate(_load(path)["cells"]):
+        if any("image/png" in o.get("data", {}) for o in cell.get("outputs", [])):
+            problem = figure_alt_problem(cell.get("metadata", {}).get("alt"))
+            if problem:
+                problems.append(f"cell {index} ({cell.get('id')}): {problem}")
+    assert not problems, f"{path.name}: figures without a text alternative: " + "; ".join(problems)
+
+
 @pytest.mark.parametrize("path", ALL, ids=_ids(ALL))
 def test_one_nbval_marker_per_cell(path):
     # a comment marker and a tag on one cell make nbval warn "Overlapping options"
