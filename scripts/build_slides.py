@@ -18,8 +18,9 @@ The slide convention (``notebooks/README.md``):
 - code is hidden and its outputs (figures, printed checks) stay, except in cells tagged
   ``slide-show-code``; a code cell with no output and hidden code leaves the deck;
 - ``notebooks/lectures/NN_notes.md`` (one ``## `` block per section heading of lesson NN) becomes the
-  reveal.js speaker notes of that section's first slide: the lecturer sees them in the speaker view,
-  learners never do;
+  reveal.js speaker notes of that section's first slide and of each of its subslides (marked as
+  continued), the question for the room first: the lecturer sees them in the speaker view, learners
+  never do;
 - the deck is 1280x720 CSS pixels shown at scale 1 in a 1280x720 window: body text 24 px, code
   18 px, figures shrunk (never below half size) to the height the slide has left.
 
@@ -96,19 +97,43 @@ def _section_heading(cell) -> str | None:
     return None
 
 
+def speaker_note(block: str) -> str:
+    """A notes block as the speaker view shows it: the question for the room, its answers, the
+    misconception and the minutes first (above the fold of a small speaker window), then the
+    talking points; each "**Ask the room:**"-style line is its own paragraph."""
+    question_at = block.find("**Ask the room:**")
+    points, question = (
+        (block, "") if question_at < 0 else (block[:question_at], block[question_at:])
+    )
+    parts = [question.strip(), ("**Points:**\n\n" + points.strip()) if points.strip() else ""]
+    return re.sub(r"\n(?=\*\*)", "\n\n", "\n\n".join(p for p in parts if p))
+
+
+def _notes_cell(source: str):
+    note = nbformat.v4.new_markdown_cell(source)
+    note.metadata["slideshow"] = {"slide_type": "notes"}
+    return note
+
+
 def merge_notes(notebook, notes: dict[str, str]) -> list[str]:
     """Insert each block of ``notes`` as a reveal.js notes cell right after the ``## `` heading
-    cell with the same text (in memory); return the headings that matched no section."""
-    cells, used = [], set()
+    cell with the same text, and again (marked as continued) on each later subslide of that
+    section, so that no slide of a section shows an empty notes panel (in memory); return the
+    headings that matched no section."""
+    cells, used, current = [], set(), None
     for cell in notebook.cells:
         cells.append(cell)
         heading = _section_heading(cell)
-        if heading in notes and heading not in used:
-            # each "**Ask the room:**"-style line is its own paragraph in the speaker view
-            note = nbformat.v4.new_markdown_cell(re.sub(r"\n(?=\*\*)", "\n\n", notes[heading]))
-            note.metadata["slideshow"] = {"slide_type": "notes"}
-            cells.append(note)
-            used.add(heading)
+        slide_type = cell.metadata.get("slideshow", {}).get("slide_type")
+        if heading is not None or slide_type == "slide":
+            current = heading if heading in notes and heading not in used else None
+            if current is not None:
+                cells.append(_notes_cell(speaker_note(notes[current])))
+                used.add(current)
+        elif slide_type == "subslide" and current is not None:
+            cells.append(
+                _notes_cell(f"*(continued: {current})*\n\n" + speaker_note(notes[current]))
+            )
     notebook.cells = cells
     return [heading for heading in notes if heading not in used]
 

@@ -203,6 +203,16 @@ def test_notes_become_reveal_notes_of_their_section(tmp_path):
     note = notebook.cells[index + 1]
     assert note.metadata["slideshow"] == {"slide_type": "notes"}
     assert "Ask the room" in note.source and "\n\n**Minutes:** 5" in note.source
+    # the question first (above the fold of a speaker window), then the talking points
+    assert note.source.index("Ask the room") < note.source.index("Ask what a set is")
+    # the author's subslide of the same section gets the notes too, marked as continued
+    later = next(i for i, c in enumerate(notebook.cells) if c.source.startswith("Second half"))
+    continued = notebook.cells[later + 1]
+    assert continued.metadata["slideshow"] == {"slide_type": "notes"}
+    assert continued.source.startswith("*(continued: First section)*")
+    assert "Ask the room" in continued.source
+    exercises = next(i for i, c in enumerate(notebook.cells) if c.source == "## Exercises")
+    assert exercises == len(notebook.cells) - 1  # a section without notes gets none
     assert build_slides.notes_file(Path("notebooks/07_masks.ipynb")) == Path(
         "notebooks/lectures/07_notes.md"
     )
