@@ -82,6 +82,7 @@ html_title = project
 html_static_path = ["_static"]
 html_css_files = ["course.css"]
 html_show_search_summary = False  # summaries use fetch(), refused on file://
+html_search_scorer = str(DOCS / "scorer.js")  # a page named by every query word ranks first
 html_copy_source = True  # _sources/NN_x.ipynb: the download button's target
 html_show_sourcelink = False
 html_last_updated_fmt = None

@@ -131,7 +131,18 @@ def _sphinx_build(root: Path, out: Path, jobs: str) -> None:
         sys.stderr.write(result.stderr.replace(str(work / "src") + os.sep, "notebooks/"))
     if result.returncode != 0:
         raise RuntimeError(f"sphinx-build failed (exit {result.returncode})")
+    _restore_downloads(root, out)
     _check(out)
+
+
+def _restore_downloads(root: Path, out: Path) -> None:
+    """The download button serves ``_sources/NN_x.ipynb``: make it the committed notebook, not
+    the staged copy that carries MyST-NB's image options (:func:`_pass_alt_texts`)."""
+    notebooks = Path(root) / "notebooks"
+    for source in lesson_notebooks(root) + solution_notebooks(root):
+        served = out / "_sources" / source.relative_to(notebooks)
+        if served.is_file():
+            shutil.copy2(source, served)
 
 
 def main(argv: list[str] | None = None) -> int:
