@@ -160,6 +160,7 @@ def slide_notebook(notebook, notes: dict[str, str] | None = None, label: str = "
             "fragment",
         ):
             cell.metadata["slideshow"]["slide_type"] = "skip"
+    _label_continued_subslides(notebook)
     if notes:
         unmatched = merge_notes(notebook, notes)
         if unmatched:
@@ -167,6 +168,25 @@ def slide_notebook(notebook, notes: dict[str, str] | None = None, label: str = "
                 f"   {label}: notes without a matching '## ' section: {unmatched}", file=sys.stderr
             )
     return notebook
+
+
+def _label_continued_subslides(notebook) -> None:
+    """A subslide that would open with a code cell (hidden code: only its output shows) gets a
+    small heading first, "<section> (continued)", so that no slide is an output with nothing to
+    say what it is (for the room, and for a screen reader's list of headings)."""
+    cells, section = [], None
+    for cell in notebook.cells:
+        heading = _section_heading(cell)
+        if heading is not None:
+            section = heading
+        slideshow = cell.metadata.setdefault("slideshow", {})
+        if cell.cell_type == "code" and slideshow.get("slide_type") == "subslide" and section:
+            label = nbformat.v4.new_markdown_cell(f"#### {section} (continued)")
+            label.metadata["slideshow"] = {"slide_type": "subslide"}
+            cells.append(label)
+            slideshow["slide_type"] = "-"
+        cells.append(cell)
+    notebook.cells = cells
 
 
 # Sizes are CSS pixels of the 1280x720 slide, which reveal shows at scale 1 in a 720p window.

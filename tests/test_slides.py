@@ -302,3 +302,17 @@ def test_rise_is_installed_and_enabled_in_jupyterlab():
     assert "enabled" in line and "OK" in line, f"jupyterlab-rise not enabled:\n{listing}"
     pins = (ROOT / "requirements.txt").read_text(encoding="utf-8")
     assert re.search(r"^jupyterlab-rise==", pins, re.MULTILINE)
+
+
+def test_a_subslide_of_output_only_gets_a_continued_heading():
+    notebook = _lesson()
+    notebook.cells[8].metadata["slideshow"] = {"slide_type": "subslide"}  # print('shown')
+    notebook.cells[7].metadata["slideshow"] = {"slide_type": "-"}
+    deck = build_slides.slide_notebook(notebook)
+    index = next(i for i, c in enumerate(deck.cells) if "print('shown')" in c.source)
+    label = deck.cells[index - 1]
+    assert label.source == "#### First section (continued)"
+    assert label.metadata["slideshow"] == {"slide_type": "subslide"}
+    assert deck.cells[index].metadata["slideshow"]["slide_type"] == "-"
+    # a subslide that opens with prose keeps it: no label added
+    assert sum("(continued)" in c.source for c in deck.cells) == 1
