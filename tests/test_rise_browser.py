@@ -12,7 +12,7 @@ It checks that the cell runs without an error (the set-up cell is hidden from th
 without step 1 it fails with ``NameError: name 'torch' is not defined``), that its result is on
 screen and the slide has not moved, that body text is at least 24 px and code 18 px on screen,
 and that no request leaves the machine (every URL but the local server's is recorded and
-aborted). About 40 s on 2 cores. Skips with a message where Playwright or Chromium is missing;
+aborted). About 30 s on 2 cores. Skips with a message where Playwright or Chromium is missing;
 runs when named on the command line or with COURSE_BROWSER_TESTS=1, like the other browser tests.
 """
 
@@ -87,7 +87,6 @@ def lab(tmp_path_factory):
         JUPYTERLAB_SETTINGS_DIR=str(home / "settings"),
         JUPYTERLAB_WORKSPACES_DIR=str(home / "workspaces"),
         JUPYTER_RUNTIME_DIR=str(home / "runtime"),
-        MPLBACKEND="Agg",
     )
     command = [
         sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root",
@@ -204,6 +203,7 @@ def test_live_slides_run_from_the_first_shown_cell(lab):
     from playwright.sync_api import sync_playwright
 
     base, present = lab
+    committed = LESSON.read_bytes()
     leaks: list[str] = []
 
     def guard(route):
@@ -306,4 +306,5 @@ def test_live_slides_run_from_the_first_shown_cell(lab):
     assert min(body) >= MIN_BODY_PX - 0.5, f"text below {MIN_BODY_PX} px:\n{report}"
     assert min(code) >= MIN_CODE_PX - 0.5, f"code below {MIN_CODE_PX} px:\n{report}"
     assert not leaks, f"requests left the machine: {sorted(set(leaks))}"
+    assert LESSON.read_bytes() == committed, "presenting changed the course's own notebook"
     print(report, f"\nrequests to other hosts: {sorted(set(leaks))}")
