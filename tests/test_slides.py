@@ -1,9 +1,10 @@
 """Slides: the tagging rules of scripts/tag_slides.py (every notebook carries them, authored
 subslides survive), the deck build of scripts/build_slides.py (code hidden unless tagged, speaker
-notes merged, HTML sanitised, fresh-folder build, damaged assets repaired) and RISE in JupyterLab.
+notes merged, HTML sanitised, fresh-folder build, damaged assets repaired) and RISE in JupyterLab
+(installed, and every lesson carrying the live-slide settings of scripts/rise_config.py).
 
 The real-browser checks (fit at 1280x720, text sizes, speaker view) are in
-tests/test_slides_browser.py."""
+tests/test_slides_browser.py; the live slideshow in JupyterLab in tests/test_rise_browser.py."""
 
 from __future__ import annotations
 
