@@ -1,9 +1,10 @@
 """Slides: the tagging rules of scripts/tag_slides.py (every notebook carries them, authored
 subslides survive), the deck build of scripts/build_slides.py (code hidden unless tagged, speaker
-notes merged, HTML sanitised, fresh-folder build, damaged assets repaired) and RISE in JupyterLab.
+notes merged, HTML sanitised, fresh-folder build, damaged assets repaired) and RISE in JupyterLab
+(installed, and every lesson carrying the live-slide settings of scripts/rise_config.py).
 
 The real-browser checks (fit at 1280x720, text sizes, speaker view) are in
-tests/test_slides_browser.py."""
+tests/test_slides_browser.py; the live slideshow in JupyterLab in tests/test_rise_browser.py."""
 
 from __future__ import annotations
 
@@ -21,8 +22,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import build_slides  # noqa: E402
+import rise_config  # noqa: E402
 import tag_slides  # noqa: E402
-from _course import course_notebooks  # noqa: E402
+from _course import course_notebooks, lesson_notebooks  # noqa: E402
 
 NOTEBOOKS = course_notebooks()
 
@@ -288,6 +290,36 @@ def test_damaged_assets_are_repaired(tmp_path):
 
 
 # ---------------------------------------------------------------- live slides (RISE)
+
+
+@pytest.mark.parametrize("path", lesson_notebooks(), ids=[p.name for p in lesson_notebooks()])
+def test_every_lesson_carries_the_live_slide_settings(path):
+    """``metadata.rise`` from scripts/rise_config.py: the offline theme, scrolling slides."""
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    assert not rise_config.configure(notebook), (
+        f"{path.name}: metadata.rise lacks the course's settings; run scripts/rise_config.py"
+    )
+
+
+def test_rise_config_is_idempotent_and_touches_only_its_metadata(tmp_path):
+    source = ROOT / "notebooks" / "06_scaled_dot_product_attention.ipynb"
+    path = tmp_path / source.name
+    original = json.loads(source.read_text(encoding="utf-8"))
+    del original["metadata"]["rise"]
+    original["metadata"]["rise"] = {"controls": False}  # an author's own key is kept
+    path.write_text(json.dumps(original, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert rise_config.main(["--check", str(path)]) == 1
+    assert rise_config.main([str(path)]) == 0
+    first = path.read_text(encoding="utf-8")
+    assert rise_config.main([str(path)]) == 0 and path.read_text(encoding="utf-8") == first
+    assert rise_config.main(["--check", str(path)]) == 0
+    written = json.loads(first)
+    assert written["metadata"]["rise"] == {"controls": False, **rise_config.RISE_SETTINGS}
+    assert written["cells"] == original["cells"]
+    assert {k: v for k, v in written["metadata"].items() if k != "rise"} == {
+        k: v for k, v in original["metadata"].items() if k != "rise"
+    }
+    assert (ROOT / "notebooks" / "rise.css").is_file()  # the live slides' font sizes
 
 
 def test_rise_is_installed_and_enabled_in_jupyterlab():
