@@ -24,10 +24,18 @@ on it. What this file decides:
   ``glossary.html#term-causal-mask`` for the term **Causal mask (look-ahead mask).**, and
   ``glossary.html#symbol-omega-k`` for the symbol row ``$\\omega_k$``.
 - Every lesson page has a short "Run this lesson" note under its title (:func:`add_run_note`).
+- **Editions.** ``COURSE_SITE_LANG`` (set by ``build_site.py``; default ``en``) picks the
+  edition: the English site at the root of the build, each translated edition (built from
+  ``scripts/build_translation.py``'s notebooks) in a folder named by its language, e.g. ``zh_CN/``.
+  The site's own strings (:data:`SITE_TEXT`) are translated in ``locale/<lang>/LC_MESSAGES/docs/
+  conf.po``; Sphinx and the theme bring their own translations; every page carries a language
+  switch (:func:`add_language_links`); Chinese search splits words with ``jieba`` and a user
+  dictionary made of the terminology list, so that 位置编码 is one word.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from html import escape as html_escape
@@ -40,11 +48,42 @@ DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 from _offline_html import vendor_assets  # noqa: E402
+from build_translation import EDITIONS, translations  # noqa: E402
+from i18n import jieba_dictionary  # noqa: E402
 
-project = "Position in Transformers, from first principles"
-author = "the course's authors"
-copyright = "the course's authors; code MIT, prose and figures CC BY 4.0"
-language = "en"
+# ---------------------------------------------------------------- editions
+# The site's own words; each is a message of the catalogue locale/<lang>/LC_MESSAGES/docs/conf.po
+# (scripts/i18n.py extracts this dict). {icon} and {helpers} are filled in by add_run_note.
+SITE_TEXT = {
+    "title": "Position in Transformers, from first principles",
+    "authors": "the course's authors",
+    "copyright": "the course's authors; code MIT, prose and figures CC BY 4.0",
+    "widget": "[interactive widget: run this notebook in Jupyter to use it]",
+    "run_title": "Run this lesson",
+    "run_body": (
+        "This page shows the notebook with its committed outputs. To run it, download it with the "
+        "{icon} button at the top (.ipynb), but run it inside a copy of the course: it imports the "
+        "course's own {helpers} package. Clone the course, then from its folder:"
+    ),
+    "languages": "Other editions of this page",
+}
+SITE_LANG = os.environ.get("COURSE_SITE_LANG", "en")
+EDITION = EDITIONS[SITE_LANG]
+
+
+def _site_text(lang: str) -> dict[str, str]:
+    """:data:`SITE_TEXT` in ``lang`` (English where its catalogue has no finished translation)."""
+    if lang == "en":
+        return dict(SITE_TEXT)
+    table = translations(Path("docs/conf.py"), lang)
+    return {key: table.get(text) or text for key, text in SITE_TEXT.items()}
+
+
+TEXT = _site_text(SITE_LANG)
+project = TEXT["title"]
+author = TEXT["authors"]
+copyright = TEXT["copyright"]
+language = EDITION.sphinx
 
 extensions = ["myst_nb", "sphinx_copybutton", "sphinx.ext.mathjax"]
 root_doc = "index"
@@ -62,7 +101,7 @@ nb_mime_priority_overrides = [
     ("html", "text/html", None),
     ("html", "application/javascript", None),
 ]
-WIDGET_PLACEHOLDER = "[interactive widget: run this notebook in Jupyter to use it]"
+WIDGET_PLACEHOLDER = TEXT["widget"]
 
 
 def _widget_placeholder(self, data) -> list[nodes.Element]:
@@ -79,6 +118,7 @@ myst_heading_anchors = 3  # [text](03_x.ipynb#a-section) links resolve
 # ---------------------------------------------------------------- theme
 html_theme = "sphinx_book_theme"
 html_title = project
+templates_path = ["_templates"]
 html_static_path = ["_static"]
 html_css_files = ["course.css"]
 html_show_search_summary = False  # summaries use fetch(), refused on file://
@@ -97,7 +137,16 @@ html_theme_options = {
     "show_toc_level": 2,
     "home_page_in_toc": True,
     "navigation_with_keys": False,
+    "article_header_end": ["language-switch.html", "article-header-buttons.html"],
 }
+if SITE_LANG != "en":  # Chinese words split by jieba, the course's terms kept whole
+    import logging
+
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)  # not its "Building prefix dict" lines on every build
+    html_search_language = "zh"
+    html_search_options = {"dict": str(jieba_dictionary(SITE_LANG))}
 
 # ---------------------------------------------------------------- math, offline
 mathjax_path = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"  # in _static/
@@ -346,16 +395,19 @@ def add_run_note(app, pagename: str, templatename: str, context: dict, doctree) 
     """Put a short "Run this lesson" note under the title of every lesson and solution page."""
     if not _LESSON.match(pagename) or "body" not in context:
         return
-    from html import escape
-
-    notebook = f"notebooks/{pagename}.ipynb"
+    commands = [_install_command()]
+    if SITE_LANG == "en":
+        commands.append(f"jupyter lab notebooks/{pagename}.ipynb")
+    else:  # the edition's notebooks are built from the catalogues first
+        commands.append(f"python scripts/build_translation.py --lang {SITE_LANG}")
+        commands.append(f"jupyter lab _build/{SITE_LANG}/notebooks/{pagename}.ipynb")
+    body = html_escape(TEXT["run_body"]).format(
+        icon="<i class='fas fa-download'></i>", helpers="<code>helpers</code>"
+    )
     note = (
         '<div class="admonition tip run-this-lesson"><p class="admonition-title">'
-        "Run this lesson</p><p>This page shows the notebook with its committed outputs. To run "
-        "it, download it with the <i class='fas fa-download'></i> button at the top (.ipynb), "
-        "but run it inside a copy of the course: it imports the course's own <code>helpers"
-        "</code> package. Clone the course, then from its folder:</p>"
-        f"<pre>{escape(_install_command())}\njupyter lab {escape(notebook)}</pre></div>"
+        f"{html_escape(TEXT['run_title'])}</p><p>{body}</p>"
+        f"<pre>{html_escape(chr(10).join(commands))}</pre></div>"
     )
     body = context["body"]  # after the page's title, else at the top
     context["body"] = body.replace("</h1>", "</h1>" + note, 1) if "</h1>" in body else note + body
@@ -379,11 +431,26 @@ from sphinx.util import logging as _sphinx_logging  # noqa: E402
 _LOGGER = _sphinx_logging.getLogger("course-site")
 
 
+def add_language_links(app, pagename: str, templatename: str, context: dict, doctree) -> None:
+    """The other editions of this page, for the language switch (``_templates/``): the English
+    site is the build's root, a translated edition the folder named by its language."""
+    up = "../" * pagename.count("/")
+    links = []
+    for lang, edition in EDITIONS.items():
+        if lang == SITE_LANG or not (lang == "en" or (ROOT / "locale" / lang).is_dir()):
+            continue
+        root = "../" if lang == "en" else ("../" if SITE_LANG != "en" else "") + lang + "/"
+        links.append((edition.name, edition.html_lang, f"{up}{root}{pagename}.html"))
+    context["course_editions"] = links
+    context["course_editions_label"] = TEXT["languages"]
+
+
 def setup(app):
     app.add_js_file(None, type="text/x-mathjax-config", body=MATHJAX_FONT_TIMEOUT)
     app.connect("source-read", drop_missing_lecture_plan)
     app.connect("doctree-resolved", sanitise_raw_html)
     app.connect("doctree-resolved", link_references)
     app.connect("html-page-context", add_run_note)
+    app.connect("html-page-context", add_language_links)
     app.connect("build-finished", copy_mathjax)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

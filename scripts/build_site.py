@@ -4,6 +4,12 @@ Usage::
 
     python scripts/build_site.py                  # -> _build/site/, open _build/site/index.html
     python scripts/build_site.py --out /tmp/site
+    python scripts/build_site.py --lang zh_CN     # English, and the Chinese edition in zh_CN/
+    python scripts/build_site.py --lang en        # the English edition alone
+
+Every edition with catalogues in ``locale/`` is built by default: the English site at the root of
+``--out``, each translated edition in a folder named by its language (``zh_CN/index.html``), from
+the notebooks ``scripts/build_translation.py`` writes; every page links to its other editions.
 
 A thin wrapper around ``sphinx-build`` with the configuration in ``docs/conf.py`` (Sphinx, MyST-NB
 with execution off, sphinx-book-theme): it stages ``docs/index.md``, the lessons, the worked
@@ -32,6 +38,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _course import ROOT, lesson_notebooks, solution_notebooks  # noqa: E402
 from _offline_html import build_replacing, network_loads  # noqa: E402
+from build_translation import build_translation  # noqa: E402
+from i18n import languages  # noqa: E402
 
 DOCS = ROOT / "docs"
 DEFAULT_OUT = ROOT / "_build" / "site"
@@ -45,8 +53,9 @@ def stage_sources(root: Path, stage: Path) -> list[Path]:
     """Copy the site's sources from ``root`` (a course checkout) into ``stage``; return them.
 
     Lessons ``notebooks/NN_*.ipynb``, solutions ``notebooks/solutions/NN_*.ipynb``, the markdown
-    pages of :data:`PAGES` that exist, and ``docs/index.md``. Nothing else: in particular never
-    ``notebooks/lectures/`` (speaker notes with the answers).
+    pages of :data:`PAGES` that exist, and ``docs/index.md`` (``root``'s own, as a translated
+    edition has, else the course's). Nothing else: in particular never ``notebooks/lectures/``
+    (speaker notes with the answers).
     """
     notebooks = Path(root) / "notebooks"
     sources = lesson_notebooks(root) + solution_notebooks(root)
@@ -60,7 +69,9 @@ def stage_sources(root: Path, stage: Path) -> list[Path]:
         copied.append(Path(shutil.copy2(source, target)))
         if target.suffix == ".ipynb":
             _pass_alt_texts(target)
-    copied.append(Path(shutil.copy2(DOCS / "index.md", stage / "index.md")))
+    index = Path(root) / "docs" / "index.md"
+    index = index if index.is_file() else DOCS / "index.md"
+    copied.append(Path(shutil.copy2(index, stage / "index.md")))
     return copied
 
 
@@ -105,34 +116,54 @@ def _check(site: Path) -> int:
         name = page.relative_to(site).as_posix()
         unsafe = unsafe_html(page.read_text(encoding="utf-8"))
         problems += [f"{name} holds unsafe HTML: {tag[:80]}" for tag in unsafe]
-    if (site / "lectures").exists() or (site / "_sources" / "lectures").exists():
-        problems.append("the speaker notes (notebooks/lectures/) reached the site")
+    for edition in [site, *(p for p in site.iterdir() if (p / "searchindex.js").is_file())]:
+        if (edition / "lectures").exists() or (edition / "_sources" / "lectures").exists():
+            problems.append("the speaker notes (notebooks/lectures/) reached the site")
     if problems:
         raise RuntimeError("the site failed its checks:\n  " + "\n  ".join(problems))
     return len(pages)
 
 
-def build_site(out_dir: Path = DEFAULT_OUT, root: Path = ROOT, jobs: str = "auto") -> Path:
-    """Build the site of the course at ``root`` into ``out_dir`` (replaced at the end)."""
+def build_site(
+    out_dir: Path = DEFAULT_OUT,
+    root: Path = ROOT,
+    jobs: str = "auto",
+    langs: list[str] | None = None,
+) -> Path:
+    """Build the site of the course at ``root`` into ``out_dir`` (replaced at the end): the
+    English edition, and each translated edition of ``langs`` (default: every language with
+    catalogues) in ``out_dir/<lang>/``."""
     out_dir = Path(out_dir).resolve()
-    build_replacing(out_dir, MARKER, lambda fresh: _sphinx_build(Path(root), fresh, jobs))
+    translated = [lang for lang in (languages() if langs is None else langs) if lang != "en"]
+
+    def build(fresh: Path) -> None:
+        _sphinx_build(Path(root), fresh, jobs, "en")
+        for lang in translated:
+            with tempfile.TemporaryDirectory(prefix=f".edition-{lang}-") as edition:
+                build_translation(lang, Path(edition), Path(root))
+                _sphinx_build(Path(edition), fresh / lang, jobs, lang)
+        _check(fresh)
+
+    build_replacing(out_dir, MARKER, build)
     return out_dir
 
 
-def _sphinx_build(root: Path, out: Path, jobs: str) -> None:
-    """Stage the sources of the course at ``root``, run sphinx-build into ``out``, check it."""
+def _sphinx_build(root: Path, out: Path, jobs: str, lang: str) -> None:
+    """Stage the sources at ``root`` (the course, or a translated edition's build), run
+    sphinx-build for edition ``lang`` into ``out``."""
     with tempfile.TemporaryDirectory(prefix=".site-sources-") as tmp:
         work = Path(tmp)
         stage_sources(root, work / "src")
         command = [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-j", jobs]
         command += ["-c", str(DOCS), "-d", str(work / "doctrees"), str(work / "src"), str(out)]
         env = {**os.environ, "PYTHONWARNINGS": "ignore::DeprecationWarning"}
+        env["COURSE_SITE_LANG"] = lang
         result = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-        sys.stderr.write(result.stderr.replace(str(work / "src") + os.sep, "notebooks/"))
+        where = "notebooks/" if lang == "en" else f"{lang}: notebooks/"
+        sys.stderr.write(result.stderr.replace(str(work / "src") + os.sep, where))
     if result.returncode != 0:
-        raise RuntimeError(f"sphinx-build failed (exit {result.returncode})")
+        raise RuntimeError(f"sphinx-build failed for {lang} (exit {result.returncode})")
     _restore_downloads(root, out)
-    _check(out)
 
 
 def _restore_downloads(root: Path, out: Path) -> None:
@@ -149,11 +180,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"default: {DEFAULT_OUT}")
     parser.add_argument("--jobs", default="auto", help="sphinx-build -j (default: auto)")
+    parser.add_argument(
+        "--lang",
+        action="append",
+        help="an edition to build beside the English one (repeatable; default: every language "
+        "in locale/; --lang en: English alone)",
+    )
     args = parser.parse_args(argv)
     start = time.perf_counter()
     try:
-        site = build_site(args.out, jobs=args.jobs)
-    except (FileExistsError, FileNotFoundError, RuntimeError) as error:
+        site = build_site(args.out, jobs=args.jobs, langs=args.lang)
+    except (FileExistsError, FileNotFoundError, RuntimeError, ValueError) as error:
         print(f"build_site: {error}", file=sys.stderr)
         return 1
     pages = len(list(site.rglob("*.html")))

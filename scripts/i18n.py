@@ -34,11 +34,13 @@ command away: ``python scripts/i18n.py update --lang ja`` creates its empty cata
 from __future__ import annotations
 
 import argparse
+import ast
 import functools
 import io
 import json
 import re
 import sys
+import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +54,7 @@ from _course import ROOT, course_notebooks  # noqa: E402
 LOCALE = ROOT / "locale"
 MARKDOWN_PAGES = ("notebooks/glossary.md", "notebooks/references.md", "notebooks/lecture_plan.md")
 SITE_INDEX = "docs/index.md"
+SITE_CONF = "docs/conf.py"  # its SITE_TEXT dict: the site's own words
 README = "README.md"
 # The README's sections a reader of another edition needs (the rest is for maintainers).
 README_SECTIONS = ("Course map", "Quick start: two commands", "How to use the course")
@@ -255,6 +258,7 @@ _LINK_TARGET = re.compile(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 _AUTOLINK = re.compile(r"<(?:https?|mailto):[^>]+>|https?://[^\s)>\]]+")
 _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?>")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_PLACEHOLDER = re.compile(r"\{[a-z_]+\}")  # filled in by code: {icon}
 
 
 def _verbatim_parts(message: str) -> dict[str, list[str]]:
@@ -269,6 +273,7 @@ def _verbatim_parts(message: str) -> dict[str, list[str]]:
         ("link target", _LINK_TARGET),
         ("URL", _AUTOLINK),
         ("HTML tag", _TAG),
+        ("placeholder", _PLACEHOLDER),
     ):
         found.setdefault(name, []).extend(m.group(0) for m in pattern.finditer(rest))
         rest = pattern.sub(" ", rest)
@@ -317,7 +322,15 @@ def _plain_number(number: str) -> str:
 
 
 def _strip_verbatim(message: str) -> str:
-    for pattern in (_CODE, _DISPLAY_MATH, _INLINE_MATH, _LINK_TARGET, _AUTOLINK, _TAG):
+    for pattern in (
+        _CODE,
+        _DISPLAY_MATH,
+        _INLINE_MATH,
+        _LINK_TARGET,
+        _AUTOLINK,
+        _TAG,
+        _PLACEHOLDER,
+    ):
         message = pattern.sub(" ", message)
     return message
 
@@ -343,9 +356,18 @@ def source_files(root: Path = ROOT) -> list[Path]:
     """Every file whose prose is translated, relative to ``root``, in course order."""
     root = Path(root)
     files = [p.relative_to(root) for p in course_notebooks(root)]
-    files += [Path(p) for p in MARKDOWN_PAGES if (root / p).is_file()]
-    files += [Path(SITE_INDEX), Path(README)]
-    return files
+    pages = [*MARKDOWN_PAGES, SITE_INDEX, SITE_CONF, README]
+    return files + [Path(p) for p in pages if (root / p).is_file()]
+
+
+def site_text(path: Path) -> dict[str, str]:
+    """The ``SITE_TEXT`` dict of the site's configuration, read without importing it."""
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    for node in tree.body:
+        targets = [t.id for t in getattr(node, "targets", []) if isinstance(t, ast.Name)]
+        if "SITE_TEXT" in targets:
+            return ast.literal_eval(node.value)
+    raise ValueError(f"{path}: no SITE_TEXT dict")
 
 
 def readme_part(text: str) -> str:
@@ -378,6 +400,8 @@ def extract(relative: Path, root: Path = ROOT) -> list[tuple[str, str]]:
     path = Path(root) / relative
     if path.suffix == ".ipynb":
         return _notebook_messages(path)
+    if path.suffix == ".py":
+        return [(text, f"SITE_TEXT[{key!r}]") for key, text in site_text(path).items()]
     text = path.read_text(encoding="utf-8")
     if Path(relative).name == README:
         text = readme_part(text)
@@ -491,7 +515,9 @@ def update(lang: str, root: Path = ROOT, locale: Path = LOCALE) -> dict[str, Cou
 # ---------------------------------------------------------------- checks
 
 
-def _terminology(lang: str, locale: Path = LOCALE) -> list[tuple[re.Pattern, list[str], list[str]]]:
+def _terminology(
+    lang: str, locale: Path = LOCALE, checked_only: bool = True
+) -> list[tuple[re.Pattern, list[str], list[str]]]:
     """``(English pattern, required renderings, forbidden renderings)`` from the language's
     ``terminology.md`` table (columns: English | rendering | also accepted | never | checked |
     note). A row not checked requires nothing; its "never" column still applies."""
@@ -510,7 +536,8 @@ def _terminology(lang: str, locale: Path = LOCALE) -> list[tuple[re.Pattern, lis
         pattern = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words) + r")\b", re.I)
         accepted = [rendering] + [a.strip() for a in also.split(";") if a.strip() not in ("", "-")]
         forbidden = [n.strip() for n in never.split(";") if n.strip() not in ("", "-")]
-        rules.append((pattern, accepted if checked.lower() == "yes" else [], forbidden))
+        required = accepted if checked.lower() == "yes" or not checked_only else []
+        rules.append((pattern, required, forbidden))
     return rules
 
 
@@ -583,6 +610,18 @@ def _message_problems(name: str, message, rules) -> list[str]:
             f"{short}: {p}" for p in term_problems(message.id, message.string, rules, exempt)
         ]
     return problems
+
+
+def jieba_dictionary(lang: str, locale: Path = LOCALE) -> Path:
+    """A user dictionary for ``jieba`` (the Chinese search's word splitter) holding the
+    renderings of ``terminology.md``, so that 位置编码 stays one searchable word; written to the
+    temporary folder, returned."""
+    path = Path(tempfile.gettempdir()) / f"course-search-words-{lang}.txt"
+    words = set()
+    for _, accepted, _ in _terminology(lang, locale, checked_only=False):
+        words.update(w for w in accepted if re.search("[\\u4e00-\\u9fff]", w) and " " not in w)
+    path.write_text("".join(f"{w} 100000 n\n" for w in sorted(words)), encoding="utf-8")
+    return path
 
 
 def languages(locale: Path = LOCALE) -> list[str]:
