@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
-from babel.messages.pofile import read_po, write_po
+from babel.messages.pofile import read_po, unescape, write_po
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _course import ROOT, course_notebooks  # noqa: E402
@@ -426,9 +426,19 @@ def template(relative: Path, root: Path = ROOT) -> Catalog:
     return catalog
 
 
+_PREVIOUS = re.compile(r'^#\| msgid "(.*)"\n(?:#.*\n)*msgid "(.*)"$', re.M)
+
+
 def read_catalogue(path: Path, lang: str) -> Catalog:
+    """A catalogue as written by :func:`write_catalogue`, with the previous English of each
+    fuzzy message (``#| msgid``), which Babel's reader drops."""
     with open(path, "rb") as handle:
-        return read_po(handle, locale=lang, abort_invalid=True)
+        catalog = read_po(handle, locale=lang, abort_invalid=True)
+    for match in _PREVIOUS.finditer(Path(path).read_text(encoding="utf-8")):
+        message = catalog.get(unescape(f'"{match.group(2)}"'))
+        if message is not None:
+            message.previous_id = [unescape(f'"{match.group(1)}"')]
+    return catalog
 
 
 HEADER = """\

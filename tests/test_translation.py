@@ -1,0 +1,276 @@
+"""The translated editions stay with the English one (``scripts/i18n.py``, ``locale/``).
+
+- The catalogues of every language are complete and current: no message untranslated, fuzzy,
+  missing or stale against today's English, none that lost a formula, code span, link target,
+  number or markup, none against the terminology list. An English edit fails here until its
+  translation is updated (``python scripts/i18n.py update --lang zh_CN`` lists what to do).
+- The cutting of markdown into messages loses nothing: every markdown text of the course renders
+  the same (markdown-it, the parser MyST uses) when its messages are put back.
+- A translated notebook (``scripts/build_translation.py``) has the English code and outputs,
+  byte for byte, and the same markdown structure, cell by cell.
+- The checks themselves bite: they are run on wrong translations written as a translator would.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import build_translation  # noqa: E402
+import i18n  # noqa: E402
+
+LANGUAGES = i18n.languages()
+SOURCES = [p.as_posix() for p in i18n.source_files()]
+
+
+def _markdown_texts() -> list[tuple[str, str]]:
+    texts = []
+    for relative in i18n.source_files():
+        path = ROOT / relative
+        if path.suffix == ".ipynb":
+            for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+                if cell["cell_type"] == "markdown":
+                    texts.append((f"{relative}#{cell['id']}", "".join(cell["source"])))
+        elif path.suffix == ".md":
+            text = path.read_text(encoding="utf-8")
+            texts.append(
+                (str(relative), i18n.readme_part(text) if path.name == i18n.README else text)
+            )
+    return texts
+
+
+def _render(text: str) -> str:
+    return re.sub(r"\s+", " ", i18n._markdown().render(text)).replace("> <", "><").strip()
+
+
+def _structure(text: str) -> list[str]:
+    """Block and inline token types (not their words): what a translation must keep."""
+    types = []
+    for token in i18n._markdown().parse(text):
+        if token.type == "inline":
+            types += [c.type for c in token.children or [] if c.type not in ("text", "softbreak")]
+        else:
+            types.append(token.type)
+    return types
+
+
+def test_english_prose_is_cut_into_messages_without_loss():
+    texts = _markdown_texts()
+    assert len(texts) > 600
+    for name, text in texts:
+        messages = i18n.messages_of_markdown(text)
+        unwrapped = i18n.translate_markdown(text, {m: m for m in messages})
+        assert _render(unwrapped) == _render(text), name
+
+
+def _keep_verbatim(message: str, n: int) -> str:
+    """A stand-in translation that keeps what must stay (formulas, code, link targets, numbers,
+    markup, table cells) and writes a Chinese character for every English letter."""
+    pieces = re.split(
+        r"(\$\$.+?\$\$|(?<![\\$])\$(?!\s)(?:[^$\\]|\\.)+?\$(?!\d)|`+[^`]+`+|\]\([^)]*\)|\*+|\||\[|\d+(?:[.,]\d+)*)",
+        message,
+    )
+    return "".join(
+        p if i % 2 else re.sub("[A-Za-z]", "译文"[n % 2], p) for i, p in enumerate(pieces)
+    )
+
+
+def test_messages_put_back_keep_the_structure_of_every_text():
+    for name, text in _markdown_texts():
+        messages = i18n.messages_of_markdown(text)
+        table = {m: _keep_verbatim(m, n) for n, m in enumerate(messages)}
+        assert _structure(i18n.translate_markdown(text, table)) == _structure(text), name
+
+
+# ---------------------------------------------------------------- the catalogues
+
+
+def test_there_is_a_chinese_edition():
+    assert "zh_CN" in LANGUAGES
+    assert "zh_CN" in build_translation.EDITIONS
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("source", SOURCES)
+def test_catalogue_is_complete_and_current(lang, source):
+    problems = i18n.check(lang, only=[source])
+    assert not problems, (
+        f"{len(problems)} problems; run python scripts/i18n.py update --lang {lang}, translate, "
+        "then python scripts/i18n.py check --lang " + lang + ":\n" + "\n".join(problems[:20])
+    )
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_no_catalogue_without_an_english_source(lang):
+    wanted = {i18n.catalogue_path(Path(s), lang) for s in SOURCES}
+    found = set((i18n.LOCALE / lang / "LC_MESSAGES").rglob("*.po"))
+    assert found == wanted
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_edition_has_its_terminology_and_note(lang):
+    terms = i18n._terminology(lang)
+    assert len(terms) >= 30
+    note = (i18n.LOCALE / lang / "edition.md").read_text(encoding="utf-8")
+    assert "helpers.exercises" in note  # checker hints stay English: the note says so
+    assert "locale/README.md" in note  # and where to report a mistranslation
+
+
+# ---------------------------------------------------------------- the checks bite
+
+
+def test_verbatim_check_catches_a_translators_slips():
+    message = (
+        "With $d_{model} = 512$, `pe.shape` is `(L, 512)`: see [notebook 03](03_x.ipynb) "
+        "and 1,000 tokens."
+    )
+    good = "当 $d_{model} = 512$ 时，`pe.shape` 是 `(L, 512)`：见[笔记本 03](03_x.ipynb)，共 1000 个词元。"
+    assert i18n.verbatim_problems(message, good) == []
+    slips = {
+        "formula": good.replace("$d_{model} = 512$", "$d_model = 512$"),
+        "code span": good.replace("`pe.shape`", "`pe 的形状`"),
+        "link target": good.replace("(03_x.ipynb)", "(03_x_zh.ipynb)"),
+        "number": good.replace("1000", "一千"),
+    }
+    for kind, slip in slips.items():
+        problems = i18n.verbatim_problems(message, slip)
+        assert any(p.startswith(kind) for p in problems), (kind, problems)
+    row = "| 03 | sinusoidal | 45 min |"
+    assert any("table cell" in p for p in i18n.verbatim_problems(row, "| 03 | 正弦编码，45 min |"))
+
+
+def test_markup_check_catches_bold_that_does_not_close():
+    message = "**Prerequisites:** Python and NumPy."
+    assert i18n.markup_problems(message, "**先修知识**：Python 和 NumPy。") == []
+    assert i18n.markup_problems(message, "**先修知识：**Python 和 NumPy。")
+    assert i18n.markup_problems("*Going deeper* says why.", "深入一步说明原因。")
+
+
+def test_terminology_check_catches_wrong_and_missing_terms():
+    rules = i18n._terminology("zh_CN")
+    message = "A Transformer reads tokens with attention; the key idea is the mask."
+    good = "Transformer 用注意力读取词元；关键在于掩码。"
+    assert i18n.term_problems(message, good, rules) == []
+    assert i18n.term_problems(message, good.replace("Transformer", "变压器"), rules)
+    assert i18n.term_problems(message, good.replace("词元", "代币"), rules)
+    missing = good.replace("掩码", "遮罩")
+    assert i18n.term_problems(message, missing, rules)
+    assert i18n.term_problems(message, missing, rules, exempt={"mask"}) == []
+
+
+def _tiny_course(root: Path, paragraph: str) -> Path:
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_markdown_cell("# 03 · A lesson\n\n" + paragraph, id="md-1"),
+        nbformat.v4.new_code_cell("x = 1", id="code-1"),
+    ]
+    (root / "notebooks").mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, root / "notebooks" / "03_lesson.ipynb")
+    return root
+
+
+def test_update_marks_an_edited_paragraph_fuzzy_and_carries_pure_number_changes(tmp_path):
+    locale = tmp_path / "locale"
+    (locale / "zh_CN").mkdir(parents=True)
+    shutil.copy2(i18n.LOCALE / "zh_CN" / "terminology.md", locale / "zh_CN" / "terminology.md")
+    course = _tiny_course(tmp_path / "course", "It runs in about 6 s.\n\nThe encoding is smooth.")
+    i18n.update("zh_CN", course, locale)
+    path = i18n.catalogue_path(Path("notebooks/03_lesson.ipynb"), "zh_CN", locale)
+    catalog = i18n.read_catalogue(path, "zh_CN")
+    chinese = {"03 · A lesson": "03 · 一课", "It runs in about 6 s.": "运行约 6 s。"}
+    chinese["The encoding is smooth."] = "这个编码是平滑的。"
+    for message in catalog:
+        if message.id:
+            message.string = chinese[message.id]
+    i18n.write_catalogue(catalog, path)
+    assert i18n.check("zh_CN", course, locale) == []
+
+    _tiny_course(course, "It runs in about 9 s.\n\nThe encoding is smooth and bounded.")
+    report = i18n.update("zh_CN", course, locale)["notebooks/03_lesson.ipynb"]
+    assert report["numbers carried over"] == 1 and report["fuzzy"] == 1
+    catalog = i18n.read_catalogue(path, "zh_CN")
+    assert catalog.get("It runs in about 9 s.").string == "运行约 9 s。"
+    edited = catalog.get("The encoding is smooth and bounded.")
+    assert edited.fuzzy and edited.previous_id == ["The encoding is smooth."]
+    problems = i18n.check("zh_CN", course, locale)
+    assert len(problems) == 1 and "fuzzy" in problems[0]
+    i18n.update("zh_CN", course, locale)  # read and written again: the old English stays shown
+    again = i18n.read_catalogue(path, "zh_CN").get("The encoding is smooth and bounded.")
+    assert again.fuzzy and again.previous_id == ["The encoding is smooth."]
+
+    _tiny_course(course, "It runs in about 9 s.")  # a paragraph removed, one added below
+    report = i18n.update("zh_CN", course, locale)["notebooks/03_lesson.ipynb"]
+    assert report["dropped"] == 1
+    assert i18n.read_catalogue(path, "zh_CN").get("The encoding is smooth and bounded.") is None
+
+
+# ---------------------------------------------------------------- the translated notebooks
+
+
+@pytest.fixture(scope="module", params=LANGUAGES)
+def edition(request, tmp_path_factory) -> tuple[str, Path]:
+    out = tmp_path_factory.mktemp(f"edition-{request.param}")
+    build_translation.build_translation(request.param, out)
+    return request.param, out
+
+
+def _code_and_outputs(notebook: dict) -> list[str]:
+    return [
+        json.dumps({k: c[k] for k in ("source", "outputs", "execution_count")}, sort_keys=True)
+        for c in notebook["cells"]
+        if c["cell_type"] == "code"
+    ]
+
+
+@pytest.mark.parametrize("source", [s for s in SOURCES if s.endswith(".ipynb")])
+def test_translated_notebook_has_english_code_and_outputs(edition, source):
+    lang, out = edition
+    english = json.loads((ROOT / source).read_text(encoding="utf-8"))
+    translated = json.loads((out / source).read_text(encoding="utf-8"))
+    nbformat.validate(nbformat.from_dict(translated))
+    assert _code_and_outputs(translated) == _code_and_outputs(english)
+    assert translated["metadata"]["course_edition"] == {"language": lang, "source": source}
+    table = build_translation.translations(Path(source), lang)
+    cells = [c for c in translated["cells"] if c["id"] != "edition-note"]
+    assert [c["id"] for c in cells] == [c["id"] for c in english["cells"]]
+    for before, after in zip(english["cells"], cells, strict=True):
+        if before["cell_type"] == "markdown":
+            text = "".join(before["source"])
+            assert _structure("".join(after["source"])) == _structure(text), before["id"]
+            messages = i18n.messages_of_markdown(text)
+            if messages and all(table.get(m) not in (None, m) for m in messages):
+                assert "".join(after["source"]) != text, before["id"]
+        alt = before.get("metadata", {}).get("alt")
+        if alt:
+            assert after["metadata"]["alt"] == table.get(alt, alt)
+
+
+def test_edition_note_opens_lesson_00_and_pages_are_written(edition):
+    lang, out = edition
+    lesson = json.loads((out / "notebooks" / "00_start_here.ipynb").read_text(encoding="utf-8"))
+    note = (i18n.LOCALE / lang / "edition.md").read_text(encoding="utf-8").strip()
+    assert lesson["cells"][1]["id"] == "edition-note"
+    assert "".join(lesson["cells"][1]["source"]) == note
+    for page in ("notebooks/glossary.md", "docs/index.md", "README.md", "notebooks/rise.css"):
+        assert (out / page).is_file(), page
+    readme = (out / "README.md").read_text(encoding="utf-8")
+    assert "README.md#for-lecturers)" in readme  # the sections left out: the English README
+
+
+def test_unknown_language_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="lang='xx'"):
+        build_translation.build_translation("xx", tmp_path)
+
+
+def test_search_dictionary_keeps_the_terms_whole():
+    words = i18n.jieba_dictionary("zh_CN").read_text(encoding="utf-8").split("\n")
+    assert "位置编码 100000 n" in words and "旋转 100000 n" in words
