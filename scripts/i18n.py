@@ -497,7 +497,11 @@ def update(lang: str, root: Path = ROOT, locale: Path = LOCALE) -> dict[str, Cou
         if path.is_file():
             catalog = read_catalogue(path, lang)
             before = {m.id: m.string for m in catalog if m.id}
+            previous = {m.id: m.previous_id for m in catalog if m.id and m.previous_id}
             catalog.update(fresh, update_creation_date=False)
+            for message in catalog:  # Babel's merge forgets the previous English of a kept one
+                if message.fuzzy and not message.previous_id and message.id in previous:
+                    message.previous_id = previous[message.id]
             counts["dropped"] = len(catalog.obsolete)
             catalog.obsolete.clear()
             for message in catalog:
