@@ -38,6 +38,7 @@ import ast
 import functools
 import io
 import json
+import os
 import re
 import sys
 import tempfile
@@ -555,17 +556,21 @@ def _terminology(
     return rules
 
 
+_PATH_LIKE = re.compile(r"\S+/\S+|\S+\.(?:io|org|com|net)\S*")
+
+
 def term_problems(
     message: str, translation: str, rules, exempt: set[str] = frozenset()
 ) -> list[str]:
     """Terms of ``message`` (outside code and formulas) not rendered as the list says; a
     translator comment ``terms-ok: word, word`` exempts those English words in one message."""
-    prose = _strip_verbatim(message)
+    prose = _PATH_LIKE.sub(" ", _strip_verbatim(message))  # huggingface/transformers: a name
     problems = []
+    lowered = translation.lower()
     for pattern, accepted, forbidden in rules:
         hit = pattern.search(prose)
         required = hit and accepted and hit.group(0).lower() not in exempt
-        if required and not any(a in translation for a in accepted):
+        if required and not any(a.lower() in lowered for a in accepted):
             problems.append(f"'{hit.group(0)}' should be rendered {' or '.join(accepted)}")
         for wrong in forbidden:
             if wrong in translation:
@@ -579,6 +584,7 @@ def check(
     """Every problem of the ``lang`` edition's catalogues against today's English sources
     (``only``: the source files to check, e.g. ``["notebooks/03_x.ipynb"]``; default all)."""
     rules = _terminology(lang, locale)
+    titles = lesson_titles(lang, root, locale)
     problems = []
     if not rules:
         problems.append(f"locale/{lang}/terminology.md: missing or without a table")
@@ -599,6 +605,49 @@ def check(
             problems.append(f"{name}: no longer in the English (run update): {stale[:70]!r}")
         for message_id in sorted(wanted & have.keys()):
             problems += _message_problems(name, have[message_id], rules)
+            problems += _title_problems(name, have[message_id], titles, relative)
+    return problems
+
+
+_NOTEBOOK_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s#]*?([^/)\s#]+\.ipynb))")
+
+
+def lesson_titles(
+    lang: str, root: Path = ROOT, locale: Path = LOCALE
+) -> dict[str, tuple[str, str]]:
+    """``{"notebooks/03_x.ipynb": (English title, its translation or "")}`` for every lesson and
+    solution
+    (a title is the first heading of the notebook's first cell)."""
+    titles = {}
+    for path in course_notebooks(root):
+        cell = json.loads(path.read_text(encoding="utf-8"))["cells"][0]
+        heading = next(
+            (b for b in markdown_blocks("".join(cell["source"])) if b.prefix.startswith("#")), None
+        )
+        if heading is None:
+            continue
+        catalogue = catalogue_path(path.relative_to(root), lang, locale)
+        entry = (
+            read_catalogue(catalogue, lang).get(heading.message) if catalogue.is_file() else None
+        )
+        done = entry is not None and entry.string and not entry.fuzzy
+        titles[path.relative_to(root).as_posix()] = (heading.message, entry.string if done else "")
+    return titles
+
+
+def _title_problems(name, message, titles: dict[str, tuple[str, str]], source: Path) -> list[str]:
+    """A link whose text is a lesson's title must carry that lesson's translated title, so that
+    every reference to a lesson names it as its own page does (``source``: the English file)."""
+    problems = []
+    for match in _NOTEBOOK_LINK.finditer(message.id):
+        target = os.path.normpath(Path(source).parent / match.group(2)).replace(os.sep, "/")
+        english, translated = titles.get(target, ("", ""))
+        named = match.group(1) == english and translated and message.string
+        if named and f"[{translated}]({match.group(2)})" not in message.string:
+            problems.append(
+                f"{name}: {message.id[:60]!r}: the link to {match.group(3)} should read "
+                f"[{translated}], that lesson's own title"
+            )
     return problems
 
 
