@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
-from babel.messages.pofile import read_po, unescape, write_po
+from babel.messages.pofile import normalize, read_po, unescape, write_po
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _course import ROOT, course_notebooks  # noqa: E402
@@ -372,13 +372,19 @@ def site_text(path: Path) -> dict[str, str]:
 
 
 def readme_part(text: str) -> str:
-    """The README's title and introduction and the sections of :data:`README_SECTIONS`."""
-    keep, out = True, []
+    """The README's title and introduction and the sections of :data:`README_SECTIONS`, without
+    the block between ``<!-- editions`` and ``<!-- /editions -->`` (the other editions' links,
+    written in their own languages)."""
+    keep, editions, out = True, False, []
     for line in text.split("\n"):
         if line.startswith("## "):
             keep = line[3:].strip() in README_SECTIONS
-        if keep:
+        if line.startswith("<!-- editions"):
+            editions = True
+        if keep and not editions:
             out.append(line)
+        if line.startswith("<!-- /editions"):
+            editions = False
     return "\n".join(out)
 
 
@@ -463,10 +469,14 @@ def write_catalogue(catalog: Catalog, path: Path, source: str = "") -> None:
     catalog.msgid_bugs_address = "the course's issue tracker (see locale/README.md)"
     catalog.version = "1"
     buffer = io.BytesIO()
-    write_po(buffer, catalog, width=0, include_previous=True, include_lineno=False)
-    text = re.sub(
-        r'(?m)^"(POT-Creation-Date|PO-Revision-Date): .*\\n"\n', "", buffer.getvalue().decode()
-    )
+    write_po(buffer, catalog, width=0, include_lineno=False)
+    text = buffer.getvalue().decode()
+    for message in catalog:  # the previous English on one line (Babel wraps comments at 76)
+        if message.id and message.previous_id:
+            msgid = f"\nmsgid {normalize(message.id, width=0)}\n"
+            previous = f"\n#| msgid {normalize(message.previous_id[0], width=0)}"
+            text = text.replace(msgid, previous + msgid, 1)
+    text = re.sub(r'(?m)^"(POT-Creation-Date|PO-Revision-Date): .*\\n"\n', "", text)
     path.write_text(text, encoding="utf-8")
 
 
