@@ -122,8 +122,9 @@ def _math_end(lines: list[str], start: int) -> int:
     return len(lines)
 
 
-def _starts_block(line: str, in_list: bool) -> bool:
-    """Whether ``line`` starts a new block where a paragraph or list item would go on."""
+def _starts_block(line: str, in_list: bool, content_indent: int = 0) -> bool:
+    """Whether ``line`` starts a new block where a paragraph or list item would go on (whose
+    text starts ``content_indent`` columns in)."""
     stripped = line.strip()
     if not stripped:
         return True
@@ -134,8 +135,11 @@ def _starts_block(line: str, in_list: bool) -> bool:
     if _QUOTE.match(line):
         return True
     item = _ITEM.match(line)
-    # A numbered line interrupts a paragraph only as "1." (CommonMark), or inside a list.
-    return bool(item) and (in_list or item.group(3) in (None, "1"))
+    if not item or item.group(3) in (None, "1"):
+        return bool(item)  # a bullet or "1." interrupts a paragraph (CommonMark)
+    # "31. But ..." inside a paragraph goes on with it; a sibling item of an ordered list
+    # starts left of the text it follows.
+    return in_list and len(item.group(1)) < content_indent
 
 
 def _directive_blocks(lines: list[str], start: int, end: int) -> list[Block]:
@@ -212,10 +216,13 @@ def _text_block(lines: list[str], index: int, in_list: bool) -> tuple[Block, boo
     parts = [line[len(prefix) :].strip()]
     end = index + 1
     inside_list = in_list or starts_item
-    while end < len(lines) and not _starts_block(lines[end], inside_list):
+    indent = len(prefix) if not quote else 0
+    while end < len(lines):
         follow = lines[end]
-        if quote:
-            follow = _QUOTE.sub("", follow, count=1)
+        if quote and _QUOTE.match(follow) and _QUOTE.sub("", follow, count=1).strip():
+            follow = _QUOTE.sub("", follow, count=1)  # the quote's next line
+        elif _starts_block(follow, inside_list, indent):
+            break
         parts.append(follow.strip())
         end += 1
     # a list goes on past a blank line when the next line is indented or another item

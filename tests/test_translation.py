@@ -72,6 +72,32 @@ def test_english_prose_is_cut_into_messages_without_loss():
         assert _render(unwrapped) == _render(text), name
 
 
+def _units(text: str) -> list[str]:
+    """The inline texts markdown-it finds outside tables (paragraphs, items, headings), each
+    on one line: what the messages must be, one for one."""
+    units, in_table = [], False
+    for token in i18n._markdown().parse(text):
+        in_table = in_table or token.type == "table_open"
+        if token.type == "table_close":
+            in_table = False
+        if token.type == "inline" and not in_table and i18n._has_words(token.content):
+            units.append(" ".join(line.strip() for line in token.content.split("\n")))
+    return units
+
+
+def test_each_message_is_one_paragraph_item_or_heading_as_markdown_reads_it():
+    """Cut where CommonMark cuts: e.g. a wrapped line starting with "31. " inside a list item
+    goes on with it (only "1." may interrupt a paragraph), so it must not start a message."""
+    for name, text in _markdown_texts():
+        messages = [
+            b.message
+            for b in i18n.markdown_blocks(text)
+            if b.message and i18n._has_words(b.message)
+            if not b.message.startswith("|") and not b.prefix.startswith(":caption:")
+        ]
+        assert messages == _units(text), name
+
+
 def _keep_verbatim(message: str, n: int) -> str:
     """A stand-in translation that keeps what must stay (formulas, code, link targets, numbers,
     markup, table cells) and writes a Chinese character for every English letter."""
