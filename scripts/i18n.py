@@ -541,7 +541,34 @@ def update(lang: str, root: Path = ROOT, locale: Path = LOCALE) -> dict[str, Cou
         catalog.revision_date = catalog.creation_date
         write_catalogue(catalog, path, relative.as_posix())
         report[relative.as_posix()] = counts
+    _follow_titles(lang, root, locale, report)
     return report
+
+
+def _follow_titles(lang: str, root: Path, locale: Path, report: dict[str, Counter]) -> None:
+    """A link whose text is a lesson's title takes that lesson's translated title (the lesson's
+    own catalogue decides it), so a title is translated once."""
+    titles = lesson_titles(lang, root, locale)
+    for relative in source_files(root):
+        path = catalogue_path(relative, lang, locale)
+        catalog, changed = read_catalogue(path, lang), 0
+        for message in catalog:
+            if not message.id or not message.string:
+                continue
+            for match in _NOTEBOOK_LINK.finditer(message.id):
+                target = os.path.normpath(relative.parent / match.group(2)).replace(os.sep, "/")
+                english, translated = titles.get(target, ("", ""))
+                if match.group(1) != english or not translated:
+                    continue
+                link = re.compile(r"\[[^\]]*\]\(" + re.escape(match.group(2)) + r"\)")
+                fixed = link.sub(
+                    lambda _, t=translated, m=match: f"[{t}]({m.group(2)})", message.string
+                )
+                changed += fixed != message.string
+                message.string = fixed
+        if changed:
+            write_catalogue(catalog, path, relative.as_posix())
+            report.setdefault(relative.as_posix(), Counter())["lesson titles followed"] += changed
 
 
 # ---------------------------------------------------------------- checks
