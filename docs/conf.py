@@ -139,12 +139,46 @@ html_theme_options = {
     "navigation_with_keys": False,
     "article_header_end": ["language-switch.html", "article-header-buttons.html"],
 }
+# A reader types 因果掩码 without spaces; the index holds the words jieba cut it into (因果,
+# 掩码). Cut a run of Chinese the index does not hold whole into the longest words it does hold
+# (every word must then match, as for "causal mask"); a lone character it lacks is dropped.
+CHINESE_QUERY_SPLITTER = r"""
+var splitQuery = (query) => {
+  const index = (typeof Search !== "undefined" && Search._index) || {};
+  const known = (word) => word in (index.terms || {}) || word in (index.titleterms || {});
+  const words = [];
+  for (const part of query.split(/[^\p{Letter}\p{Number}_\p{Emoji_Presentation}]+/gu)) {
+    if (!part) continue;
+    if (!/\p{Script=Han}/u.test(part) || known(part.toLowerCase())) { words.push(part); continue; }
+    for (let start = 0; start < part.length; ) {
+      let end = part.length;
+      while (end > start + 1 && !known(part.slice(start, end).toLowerCase())) end--;
+      if (end > start + 1 || known(part[start])) words.push(part.slice(start, end));
+      start = end;
+    }
+  }
+  return words;
+};
+"""
 if SITE_LANG != "en":  # Chinese words split by jieba, the course's terms kept whole
     import logging
 
     import jieba
+    import sphinx.search
+    from sphinx.search.zh import SearchChinese
 
     jieba.setLogLevel(logging.WARNING)  # not its "Building prefix dict" lines on every build
+
+    class CourseSearchChinese(SearchChinese):
+        """Sphinx 9.0.4's Chinese search ships the English stemmer (english-stemmer.js) but
+        names it ``ChineseStemmer`` in language_data.js, so every search stops with a
+        ReferenceError (sphinx-doc/sphinx, issue #14229, fixed after 9.0.4 by deriving the
+        class from the stemmer's file name): name it as its file does."""
+
+        language_name = "English"
+        js_splitter_code = CHINESE_QUERY_SPLITTER
+
+    sphinx.search.languages["zh"] = CourseSearchChinese
     html_search_language = "zh"
     html_search_options = {"dict": str(jieba_dictionary(SITE_LANG))}
 

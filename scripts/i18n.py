@@ -448,6 +448,8 @@ def read_catalogue(path: Path, lang: str) -> Catalog:
     fuzzy message (``#| msgid``), which Babel's reader drops."""
     with open(path, "rb") as handle:
         catalog = read_po(handle, locale=lang, abort_invalid=True)
+    for message in catalog:  # Babel reads a "#| msgid" line as a translator comment "| msgid"
+        message.user_comments = [c for c in message.user_comments if not c.startswith("|")]
     for match in _PREVIOUS.finditer(Path(path).read_text(encoding="utf-8")):
         message = catalog.get(unescape(f'"{match.group(2)}"'))
         if message is not None:

@@ -1,0 +1,170 @@
+"""The site's editions as a reader meets them: English at the root, Chinese in ``zh_CN/``.
+
+Uses the site that ``COURSE_SITE_DIR`` names (``.ci/run`` builds it once for this file and
+``tests/test_site.py``, which runs its every-page browser checks on both editions), else builds
+it here. Checks what only a translated edition has: a language switch on every page of both
+editions that leads to the same page in the other, the edition's language on every page, its
+own words (title, "Run this lesson" note), downloads that serve the translated notebook, and an
+offline search that finds Chinese words. The search runs in Chromium (skips without it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from _browser import CHROMIUM, LAUNCH_ARGS
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import build_site  # noqa: E402
+import build_translation  # noqa: E402
+import i18n  # noqa: E402
+
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:  # pragma: no cover - the pin installs it
+    sync_playwright = None
+
+LANGUAGES = i18n.languages()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    if os.environ.get("COURSE_SITE_DIR"):
+        return Path(os.environ["COURSE_SITE_DIR"]).resolve()
+    return build_site.build_site(tmp_path_factory.mktemp("site") / "site")
+
+
+@pytest.fixture(scope="module")
+def editions(tmp_path_factory) -> dict[str, Path]:
+    """Each translated edition's notebooks, as build_translation writes them."""
+    out = {}
+    for lang in LANGUAGES:
+        out[lang] = tmp_path_factory.mktemp(lang)
+        build_translation.build_translation(lang, out[lang])
+    return out
+
+
+def _pages(folder: Path) -> list[str]:
+    """An edition's pages, relative to its root, without the other editions' folders."""
+    pages = []
+    for page in folder.rglob("*.html"):
+        relative = page.relative_to(folder)
+        if relative.parts[0] in ("_static", *LANGUAGES):
+            continue
+        pages.append(relative.as_posix())
+    return sorted(pages)
+
+
+_SWITCH = re.compile(r'<nav class="language-switch"[^>]*>(.*?)</nav>', re.S)
+_LINK = re.compile(r'<a [^>]*href="([^"]+)" hreflang="([^"]+)"')
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_both_editions_have_the_same_pages(site, lang):
+    english, translated = _pages(site), _pages(site / lang)
+    assert len(english) >= 40 and english == translated
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_page_links_to_the_same_page_in_the_other_edition(site, lang):
+    pairs = [(site, f"{lang}/", build_translation.EDITIONS[lang].html_lang)]
+    pairs.append((site / lang, "../", "en"))
+    for folder, prefix, hreflang in pairs:
+        for page in _pages(folder):
+            text = (folder / page).read_text(encoding="utf-8")
+            switch = _SWITCH.search(text)
+            assert switch, f"{folder.name}/{page}: no language switch"
+            links = _LINK.findall(switch.group(1))
+            assert [h for _, h in links] == [hreflang], page
+            target = (folder / page).parent / links[0][0]
+            expected = (folder / prefix / page).resolve()
+            assert target.resolve() == expected and expected.is_file(), (page, links[0][0])
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_translated_pages_speak_their_language(site, lang):
+    edition = build_translation.EDITIONS[lang]
+    conf = build_translation.translations(Path("docs/conf.py"), lang)
+    for page in _pages(site / lang):
+        text = (site / lang / page).read_text(encoding="utf-8")
+        assert f'<html lang="{edition.html_lang}"' in text, page
+    lesson = (site / lang / "03_sinusoidal_encoding.html").read_text(encoding="utf-8")
+    title = build_translation.translations(Path("notebooks/03_sinusoidal_encoding.ipynb"), lang)
+    assert title["03 · The sinusoidal encoding"] in lesson
+    assert conf["Run this lesson"] in lesson
+    assert f"python scripts/build_translation.py --lang {lang}" in lesson
+    assert f"jupyter lab _build/{lang}/notebooks/03_sinusoidal_encoding.ipynb" in lesson
+    english = (site / "03_sinusoidal_encoding.html").read_text(encoding="utf-8")
+    assert '<html lang="en"' in english and "build_translation" not in english
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_download_serves_the_translated_notebook(site, editions, lang):
+    for name in ("03_sinusoidal_encoding.ipynb", "solutions/03_sinusoidal_encoding.ipynb"):
+        served = json.loads((site / lang / "_sources" / name).read_text(encoding="utf-8"))
+        built = json.loads((editions[lang] / "notebooks" / name).read_text(encoding="utf-8"))
+        assert served == built, name
+        english = json.loads((site / "_sources" / name).read_text(encoding="utf-8"))
+        assert english == json.loads((ROOT / "notebooks" / name).read_text(encoding="utf-8"))
+
+
+# ---------------------------------------------------------------- search, in the browser
+
+
+@pytest.fixture(scope="module")
+def page():
+    if CHROMIUM is None or sync_playwright is None:
+        pytest.skip("no browser: install Debian's chromium and the pinned playwright")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        context = browser.new_context()
+        leaving = []
+
+        def route(request_route) -> None:
+            if re.match(r"(file:|data:|blob:)", request_route.request.url):
+                request_route.continue_()
+            else:
+                leaving.append(request_route.request.url)
+                request_route.abort()
+
+        context.route("**/*", route)
+        tab = context.new_page()
+        yield tab
+        assert leaving == [], leaving
+        browser.close()
+
+
+def _search(page, folder: Path, query: str) -> list[str]:
+    page.goto(f"{folder.as_uri()}/search.html?q={quote(query)}")
+    page.wait_for_function(
+        "() => /found|did not match|搜索完成|没有/i.test("
+        "(document.querySelector('#search-results .search-summary') || {}).innerText || '')",
+        timeout=30_000,
+    )
+    hrefs = page.eval_on_selector_all(
+        "#search-results ul.search li a", "links => links.map(a => a.getAttribute('href'))"
+    )
+    return [re.sub(r"[?#].*$", "", h) for h in hrefs]
+
+
+@pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang.startswith("zh")])
+def test_chinese_search_finds_chinese_words(site, page, lang):
+    found = _search(page, site / lang, "位置编码")
+    assert found[:1] == ["03_sinusoidal_encoding.html"], found[:5]
+    assert "07_masks.html" in _search(page, site / lang, "因果掩码")[:3]
+    assert "11_relative_and_rotary.html" in _search(page, site / lang, "旋转位置编码")[:3]
+    titles = i18n.lesson_titles(lang)
+    for path, (_, title) in titles.items():
+        if "/solutions/" in path:
+            continue
+        words = re.sub(r"^\d\d\s*·\s*", "", title).split("：")[0]
+        stem = Path(path).stem
+        assert f"{stem}.html" in _search(page, site / lang, words)[:3], (stem, words)
