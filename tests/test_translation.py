@@ -145,6 +145,22 @@ def test_no_catalogue_without_an_english_source(lang):
     assert found == wanted
 
 
+def test_a_new_language_is_one_command_away(tmp_path):
+    """``python scripts/i18n.py update --lang ja`` writes every catalogue, untranslated, and
+    ``check`` lists them all until a translator fills them."""
+    locale = tmp_path / "locale"
+    report = i18n.update("ja", ROOT, locale)
+    assert set(report) == set(SOURCES)
+    paths = sorted((locale / "ja" / "LC_MESSAGES").rglob("*.po"))
+    assert len(paths) == len(SOURCES)
+    assert i18n.languages(locale) == ["ja"]
+    done, total = i18n.stats("ja", ROOT, locale)
+    assert done == 0 and total == i18n.stats("zh_CN")[1]
+    problems = i18n.check("ja", ROOT, locale)
+    assert problems[0].startswith("locale/ja/terminology.md")
+    assert sum("untranslated" in p for p in problems) == total
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_catalogues_hold_no_stale_previous_english(lang):
     """A finished message keeps no "#| msgid" (nor the "# | msgid" comment Babel made of it)."""
