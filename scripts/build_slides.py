@@ -202,25 +202,31 @@ def _question(block: str) -> str:
 def continued_note(
     section: str | None, block: str | None, note: SubslideNote | None, cell_id: str = ""
 ) -> str:
-    """The speaker notes of a subslide: a first line with where it stands and how long
-    ("continued · <section> · section 8 min · this subslide 2 min"; on the title slide's
-    subslides "opening · before the first section · 1 min"), then the subslide's own talking
-    points, then a reminder of the section's question for the room. Without a sub-block for
-    the subslide, the first line and the question, and what to add to the notes file."""
+    """The speaker notes of a subslide, shortest first so that they fit a small speaker window:
+    one short line with how long ("2 of 8 min · continued": this subslide's minutes of its
+    section's; on the title slide's subslides "1 min · opening, before the first section"),
+    then the subslide's own talking points, then the section's name and its question for the
+    room (asked on the section's first slide). Without a sub-block for the subslide: what to
+    add to the notes file instead of the talking points."""
+    own = note.minutes if note is not None else None
     if section is None:
-        where = "opening · before the first section"
+        where = (f"{own} min · " if own else "") + "opening, before the first section"
     else:
         total = _minutes(block or "")
-        where = f"continued · {section}" + (f" · section {total} min" if total else "")
-    if note is not None and note.minutes is not None:
-        where += f" · this subslide {note.minutes} min"
+        where = (f"{own} of {total} min · " if own and total else "") + "continued"
+        if total and not own:
+            where += f" · section {total} min"
     parts = [f"*{where}*"]
     if note is not None:
         parts.append(re.sub(r"\n*\*\*Minutes:\*\* \S+\s*$", "", note.text).strip())
     else:
         parts.append(f"(no notes for this subslide yet: add `### {cell_id} · ...`)")
-    if block and _question(block):
-        parts.append(f"*Question for the room (first slide):* {_question(block)}")
+    if section is not None:
+        asked = _question(block or "")
+        parts.append(
+            f"*Section: {section}.*"
+            + (f" *Question for the room (first slide):* {asked}" if asked else "")
+        )
     return "\n\n".join(p for p in parts if p)
 
 

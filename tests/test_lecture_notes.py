@@ -55,6 +55,7 @@ def note_blocks(path: Path) -> dict[str, str]:
 
 
 SUBSLIDE = re.compile(r"### (\S+) · (.+)")
+FIRST_POINT = 190  # characters of a subslide's first talking point, at most
 
 
 def subslide_blocks(path: Path) -> list[tuple[str | None, str, str, str]]:
@@ -166,8 +167,9 @@ def test_every_subslide_has_its_own_notes(lesson):
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name[:2])
 def test_every_subslide_block_is_short_and_timed(lesson):
-    """1-3 talking points and `**Minutes:** N` last; the room's question stays with the section
-    (its first slide); a section's subslides leave at least a minute to its first slide."""
+    """1-3 talking points, the first one short, and `**Minutes:** N` last; the room's question
+    stays with the section (its first slide); a section's subslides leave at least a minute to
+    its first slide, and a title slide's subslides take at most 2."""
     blocks = note_blocks(notes_for(lesson))
     used: dict[str | None, int] = {}
     for section, cell_id, _, text in subslide_blocks(notes_for(lesson)):
@@ -175,6 +177,9 @@ def test_every_subslide_block_is_short_and_timed(lesson):
         bullets = [line for line in text.splitlines() if line.startswith("- ")]
         assert 1 <= len(bullets) <= 3, f"{where}: {len(bullets)} talking points, expected 1-3"
         assert all(len(b) <= 300 for b in bullets), f"{where}: a talking point over 300 characters"
+        # the first one shows without scrolling in a small speaker window (measured in Chromium by
+        # tests/test_slides_browser.py; at 190 characters it keeps about a line to spare)
+        assert len(bullets[0]) <= FIRST_POINT, f"{where}: first talking point over {FIRST_POINT}"
         assert not [part for part in PARTS[:3] if part in text], f"{where}: section parts in it"
         lines = text.strip().splitlines()
         minutes = re.fullmatch(r"\*\*Minutes:\*\* ([1-9][0-9]*)", lines[-1])

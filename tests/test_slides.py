@@ -247,12 +247,12 @@ def test_notes_become_reveal_notes_of_their_section(tmp_path):
         at = next(i for i, c in enumerate(notebook.cells) if c.source.startswith(start))
         own = notebook.cells[at + 1]
         assert own.metadata["slideshow"] == {"slide_type": "notes"}
-        assert own.source.startswith(
-            f"*continued · First section · section 5 min · this subslide {minutes} min*"
-        )
+        assert own.source.startswith(f"*{minutes} of 5 min · continued*")
         assert points in own.source and "Ask what a set is" not in own.source
         assert "**Minutes:**" not in own.source and "never merged" not in own.source
-        assert own.source.endswith("*Question for the room (first slide):* does order matter?")
+        assert own.source.endswith(
+            "*Section: First section.* *Question for the room (first slide):* does order matter?"
+        )
     exercises = next(i for i, c in enumerate(notebook.cells) if c.source == "## Exercises")
     assert exercises == len(notebook.cells) - 1  # a section without notes gets none
     assert build_slides.notes_file(Path("notebooks/07_masks.ipynb")) == Path(
@@ -267,7 +267,7 @@ def test_a_subslide_without_its_own_notes_says_what_to_add(capsys):
     del subs[notebook.cells[7].id]
     deck = build_slides.slide_notebook(notebook, notes, "99_lesson", subs)
     at = next(i for i, c in enumerate(deck.cells) if c.source.startswith("Second half"))
-    assert deck.cells[at + 1].source.startswith("*continued · First section · section 5 min*")
+    assert deck.cells[at + 1].source.startswith("*continued · section 5 min*")
     assert f"add `### {notebook.cells[7].id} · ...`" in deck.cells[at + 1].source
     printed = capsys.readouterr().err
     assert f"subslides without their own notes: ['{notebook.cells[7].id}']" in printed
@@ -287,7 +287,7 @@ def test_a_title_slides_subslide_gets_opening_notes():
     deck = build_slides.slide_notebook(notebook, notes, "99_lesson", subs)
     at = next(i for i, c in enumerate(deck.cells) if c.id == goals.id)
     assert deck.cells[at + 1].source == (
-        "*opening · before the first section · this subslide 1 min*\n\n- Read the goals."
+        "*1 min · opening, before the first section*\n\n- Read the goals."
     )
 
 
@@ -336,13 +336,11 @@ def test_every_slide_of_a_lesson_deck_has_its_own_notes(path):
         own = [s for s in subs.values() if s.text.splitlines()[0] in text]
         assert len(own) == 1, f"{where}: not the notes of exactly one subslide:\n{text}"
         if title:
-            head = f"*opening · before the first section · this subslide {own[0].minutes} min*"
+            head = f"*{own[0].minutes} min · opening, before the first section*"
         else:
             total = build_slides._minutes(notes[section])
-            head = (
-                f"*continued · {section} · section {total} min · "
-                f"this subslide {own[0].minutes} min*"
-            )
+            head = f"*{own[0].minutes} of {total} min · continued*"
+            assert f"*Section: {section}.*" in text, f"{where}: the section's name is missing"
             first_point = next(x for x in notes[section].splitlines() if x.startswith("- "))
             assert first_point not in text, f"{where}: repeats the section's talking points"
         assert text.startswith(head), f"{where}: expected {head!r}, got {text[:120]!r}"
@@ -365,8 +363,8 @@ def test_deck_has_notes_hidden_code_and_sanitised_html(tmp_path):
     assert tmp_path / "out" / "99_lesson.slides.html" in pages
     assert re.search(r'<aside class="notes">.*Ask the room.*</aside>', deck, re.DOTALL)
     assert re.search(
-        r'<aside class="notes">(?:(?!</aside>).)*<p><em>continued · First section · section 5 min'
-        r" · this subslide 2 min</em></p>\s*<ul>\s*<li>Point at the printed 2",
+        r'<aside class="notes">(?:(?!</aside>).)*<p><em>2 of 5 min · continued'
+        r"</em></p>\s*<ul>\s*<li>Point at the printed 2",
         deck,
         re.DOTALL,
     ), "a subslide's own notes, headed by its section's name and time"
