@@ -17,10 +17,20 @@ The slide convention (``notebooks/README.md``):
   not tagged yet is tagged in memory with the same rules, never on disk);
 - code is hidden and its outputs (figures, printed checks) stay, except in cells tagged
   ``slide-show-code``; a code cell with no output and hidden code leaves the deck;
-- ``notebooks/lectures/NN_notes.md`` (one ``## `` block per section heading of lesson NN) becomes the
-  reveal.js speaker notes of that section's first slide and of each of its subslides (marked as
-  continued), the question for the room first: the lecturer sees them in the speaker view, learners
-  never do;
+- ``notebooks/lectures/NN_notes.md`` holds the lecturer's speaker notes of lesson NN, shown in the
+  speaker view (``S``) and never to learners. One ``## `` block per section heading (talking
+  points, ``**Ask the room:**``, ``**Expected answers:**``, ``**Usual misconception:**``,
+  ``**Minutes:** N``) becomes the notes of the section's first slide, question first and the
+  minutes split between that slide and its subslides. After it, one ``### <cell id> · <label>``
+  sub-block per subslide of the section (1-3 talking points, ``**Minutes:** n``, a share of the
+  section's N): the id is that of the notebook cell that starts the subslide (slide type
+  ``subslide``: a ``### `` heading or an author's split; cell ids survive edits of the text), the
+  label its ``### `` heading or words for a person. It becomes that subslide's notes, headed
+  "n of N min · continued" and followed by the section's name and question. Sub-blocks before the
+  first ``## `` belong to the title slide's subslides ("n min · opening"). A subslide without a
+  sub-block gets its section's name and question and the line to add, and the build names it on
+  stderr, as it does a block or sub-block that matches nothing; ``tests/test_lecture_notes.py``
+  fails on either;
 - the deck is 1280x720 CSS pixels shown at scale 1 in a 1280x720 window: body text 24 px, code
   18 px, figures shrunk (never below half size) to the height the slide has left.
 
