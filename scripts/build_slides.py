@@ -17,10 +17,20 @@ The slide convention (``notebooks/README.md``):
   not tagged yet is tagged in memory with the same rules, never on disk);
 - code is hidden and its outputs (figures, printed checks) stay, except in cells tagged
   ``slide-show-code``; a code cell with no output and hidden code leaves the deck;
-- ``notebooks/lectures/NN_notes.md`` (one ``## `` block per section heading of lesson NN) becomes the
-  reveal.js speaker notes of that section's first slide and of each of its subslides (marked as
-  continued), the question for the room first: the lecturer sees them in the speaker view, learners
-  never do;
+- ``notebooks/lectures/NN_notes.md`` holds the lecturer's speaker notes of lesson NN, shown in the
+  speaker view (``S``) and never to learners. One ``## `` block per section heading (talking
+  points, ``**Ask the room:**``, ``**Expected answers:**``, ``**Usual misconception:**``,
+  ``**Minutes:** N``) becomes the notes of the section's first slide, question first and the
+  minutes split between that slide and its subslides. After it, one ``### <cell id> · <label>``
+  sub-block per subslide of the section (1-3 talking points, ``**Minutes:** n``, a share of the
+  section's N): the id is that of the notebook cell that starts the subslide (slide type
+  ``subslide``: a ``### `` heading or an author's split; cell ids survive edits of the text), the
+  label its ``### `` heading or words for a person. It becomes that subslide's notes, headed
+  "n of N min · continued" and followed by the section's name and question. Sub-blocks before the
+  first ``## `` belong to the title slide's subslides ("n min · opening"). A subslide without a
+  sub-block gets its section's name and question and the line to add, and the build names it on
+  stderr, as it does a block or sub-block that matches nothing; ``tests/test_lecture_notes.py``
+  fails on either;
 - the deck is 1280x720 CSS pixels shown at scale 1 in a 1280x720 window: body text 24 px, code
   18 px, figures shrunk (never below half size) to the height the slide has left.
 
@@ -39,6 +49,7 @@ import re
 import shutil
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import bleach
@@ -69,23 +80,75 @@ ASSET_SOURCES = {
     "reveal.js": ("sphinx_revealjs", "_static/revealjs"),
 }
 
-__all__ = ["build_slides", "clean_html", "merge_notes", "read_notes", "slide_notebook", "main"]
+__all__ = [
+    "SubslideNote",
+    "build_slides",
+    "clean_html",
+    "merge_notes",
+    "parse_notes",
+    "read_notes",
+    "read_subslide_notes",
+    "slide_notebook",
+    "subslides",
+    "main",
+]
 
 
 # ---------------------------------------------------------------- speaker notes
 
+# "### <cell id> · <label>": the notes of one subslide (see the module docstring)
+_SUBSLIDE = re.compile(r"### (\S+) · (.+)")
+_MINUTES = re.compile(r"\*\*Minutes:\*\* ([1-9][0-9]*)")
+
+
+@dataclass(frozen=True)
+class SubslideNote:
+    """The notes of one subslide: under which ``## `` block of the notes file it stands
+    (``None``: before the first, i.e. the lesson's title slide), the id of the notebook cell
+    that starts the subslide, the label after it (the subslide's ``### `` heading, or words
+    for a person), its text (talking points and ``**Minutes:** N``) and those minutes."""
+
+    section: str | None
+    cell_id: str
+    label: str
+    text: str
+    minutes: int | None
+
+
+def parse_notes(text: str) -> tuple[dict[str, str], dict[str, SubslideNote]]:
+    """A notes file as its ``## `` blocks (heading -> text, the block's own lines: no
+    ``### `` sub-block) and its ``### <cell id> · <label>`` sub-blocks (cell id -> note)."""
+    blocks: dict[str, list[str]] = {}
+    subs: dict[str, tuple[str | None, str, list[str]]] = {}
+    section, target = None, None
+    for line in text.splitlines():
+        if line.startswith("## "):
+            section = line[3:].strip()
+            target = blocks.setdefault(section, [])
+        elif line.startswith("### ") and (match := _SUBSLIDE.fullmatch(line.strip())):
+            target = []
+            subs[match.group(1)] = (section, match.group(2).strip(), target)
+        elif target is not None:
+            target.append(line)
+    subslides = {}
+    for cell_id, (parent, label, lines) in subs.items():
+        body = "\n".join(lines).strip()
+        minutes = _MINUTES.fullmatch(body.splitlines()[-1]) if body else None
+        subslides[cell_id] = SubslideNote(
+            parent, cell_id, label, body, int(minutes.group(1)) if minutes else None
+        )
+    return {heading: "\n".join(lines).strip() for heading, lines in blocks.items()}, subslides
+
 
 def read_notes(path: Path) -> dict[str, str]:
-    """The blocks of a notes file, keyed by their ``## `` heading (text after ``## ``)."""
-    blocks: dict[str, list[str]] = {}
-    current = None
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
-        if line.startswith("## "):
-            current = line[3:].strip()
-            blocks[current] = []
-        elif current is not None:
-            blocks[current].append(line)
-    return {heading: "\n".join(lines).strip() for heading, lines in blocks.items()}
+    """The blocks of a notes file, keyed by their ``## `` heading (text after ``## ``), each
+    without its subslides' ``### `` sub-blocks (:func:`read_subslide_notes`)."""
+    return parse_notes(Path(path).read_text(encoding="utf-8"))[0]
+
+
+def read_subslide_notes(path: Path) -> dict[str, SubslideNote]:
+    """The ``### <cell id> · <label>`` sub-blocks of a notes file, keyed by cell id."""
+    return parse_notes(Path(path).read_text(encoding="utf-8"))[1]
 
 
 def _section_heading(cell) -> str | None:
@@ -97,16 +160,84 @@ def _section_heading(cell) -> str | None:
     return None
 
 
-def speaker_note(block: str) -> str:
-    """A notes block as the speaker view shows it: the question for the room, its answers, the
-    misconception and the minutes first (above the fold of a small speaker window), then the
-    talking points; each "**Ask the room:**"-style line is its own paragraph."""
+def subslides(notebook) -> list[tuple[str | None, str, str | None]]:
+    """Every subslide of a tagged notebook, in order: (the ``## `` section it belongs to, or
+    ``None`` before the first section; the id of the cell that starts it; that cell's ``### ``
+    heading, or ``None`` when it opens without one)."""
+    found, section = [], None
+    for cell in notebook.cells:
+        heading = _section_heading(cell)
+        if heading is not None:
+            section = heading
+        if cell.metadata.get("slideshow", {}).get("slide_type") == "subslide":
+            first = next((line for line in cell.source.splitlines() if line.strip()), "")
+            own = first[4:].strip() if first.startswith("### ") else None
+            found.append((section, cell.get("id"), own if cell.cell_type == "markdown" else None))
+    return found
+
+
+def _minutes(block: str) -> int | None:
+    found = _MINUTES.findall(block)
+    return int(found[-1]) if found else None
+
+
+def speaker_note(block: str, subslide_minutes: list[int] | None = None) -> str:
+    """A notes block as the speaker view shows it on the section's first slide: the question
+    for the room, its answers, the misconception and the minutes first (above the fold of a
+    small speaker window), then the talking points; each "**Ask the room:**"-style line is its
+    own paragraph. ``subslide_minutes`` (those of the section's subslides) splits the minutes
+    line into this slide's share and the subslides'."""
     question_at = block.find("**Ask the room:**")
     points, question = (
         (block, "") if question_at < 0 else (block[:question_at], block[question_at:])
     )
+    total = _minutes(question)
+    if subslide_minutes and total is not None:
+        rest = sum(subslide_minutes)
+        count = len(subslide_minutes)
+        question = question.replace(
+            f"**Minutes:** {total}",
+            f"**Minutes:** {total} for the section: {total - rest} on this slide, {rest} on its "
+            f"{count} subslide{'s' if count > 1 else ''}",
+        )
     parts = [question.strip(), ("**Points:**\n\n" + points.strip()) if points.strip() else ""]
     return re.sub(r"\n(?=\*\*)", "\n\n", "\n\n".join(p for p in parts if p))
+
+
+def _question(block: str) -> str:
+    line = next((x for x in block.splitlines() if x.startswith("**Ask the room:**")), "")
+    return line[len("**Ask the room:**") :].strip()
+
+
+def continued_note(
+    section: str | None, block: str | None, note: SubslideNote | None, cell_id: str = ""
+) -> str:
+    """The speaker notes of a subslide, shortest first so that they fit a small speaker window:
+    one short line with how long ("2 of 8 min · continued": this subslide's minutes of its
+    section's; on the title slide's subslides "1 min · opening, before the first section"),
+    then the subslide's own talking points, then the section's name and its question for the
+    room (asked on the section's first slide). Without a sub-block for the subslide: what to
+    add to the notes file instead of the talking points."""
+    own = note.minutes if note is not None else None
+    if section is None:
+        where = (f"{own} min · " if own else "") + "opening, before the first section"
+    else:
+        total = _minutes(block or "")
+        where = (f"{own} of {total} min · " if own and total else "") + "continued"
+        if total and not own:
+            where += f" · section {total} min"
+    parts = [f"*{where}*"]
+    if note is not None:
+        parts.append(re.sub(r"\n*\*\*Minutes:\*\* \S+\s*$", "", note.text).strip())
+    else:
+        parts.append(f"(no notes for this subslide yet: add `### {cell_id} · ...`)")
+    if section is not None:
+        asked = _question(block or "")
+        parts.append(
+            f"*Section: {section}.*"
+            + (f" *Question for the room (first slide):* {asked}" if asked else "")
+        )
+    return "\n\n".join(p for p in parts if p)
 
 
 def _notes_cell(source: str):
@@ -115,27 +246,45 @@ def _notes_cell(source: str):
     return note
 
 
-def merge_notes(notebook, notes: dict[str, str]) -> list[str]:
+def merge_notes(
+    notebook, notes: dict[str, str], subslide_notes: dict[str, SubslideNote] | None = None
+) -> list[str]:
     """Insert each block of ``notes`` as a reveal.js notes cell right after the ``## `` heading
-    cell with the same text, and again (marked as continued) on each later subslide of that
-    section, so that no slide of a section shows an empty notes panel (in memory); return the
-    headings that matched no section."""
-    cells, used, current = [], set(), None
+    cell with the same text (in memory), and on each subslide its own notes from
+    ``subslide_notes`` (keyed by the id of the cell that starts the subslide), headed by the
+    section's name and minutes (:func:`continued_note`), so that no slide of a section shows an
+    empty notes panel; return what matched nothing: headings, then ``### <cell id>`` of
+    sub-blocks naming no subslide of the notebook."""
+    subslide_notes = subslide_notes or {}
+    by_section: dict[str | None, list[int]] = {}
+    for section, cell_id, _ in subslides(notebook):
+        note = subslide_notes.get(cell_id)
+        if note is not None and note.minutes is not None:
+            by_section.setdefault(section, []).append(note.minutes)
+    cells, used, used_subs, current, started = [], set(), set(), None, False
     for cell in notebook.cells:
         cells.append(cell)
         heading = _section_heading(cell)
         slide_type = cell.metadata.get("slideshow", {}).get("slide_type")
         if heading is not None or slide_type == "slide":
+            started = started or heading is not None
             current = heading if heading in notes and heading not in used else None
             if current is not None:
-                cells.append(_notes_cell(speaker_note(notes[current])))
+                cells.append(_notes_cell(speaker_note(notes[current], by_section.get(current))))
                 used.add(current)
-        elif slide_type == "subslide" and current is not None:
-            cells.append(
-                _notes_cell(f"*(continued: {current})*\n\n" + speaker_note(notes[current]))
-            )
+        elif slide_type == "subslide" and (current is not None or not started):
+            cell_id = cell.get("id", "")
+            note = subslide_notes.get(cell_id)
+            if note is None and current is None:
+                continue  # a title slide's subslide without notes: nothing to say
+            used_subs.add(cell_id)
+            section = current if started else None
+            block = notes.get(current) if current is not None else None
+            cells.append(_notes_cell(continued_note(section, block, note, cell_id)))
     notebook.cells = cells
-    return [heading for heading in notes if heading not in used]
+    return [heading for heading in notes if heading not in used] + [
+        f"### {cell_id}" for cell_id in subslide_notes if cell_id not in used_subs
+    ]
 
 
 def notes_file(path: Path) -> Path:
@@ -146,9 +295,15 @@ def notes_file(path: Path) -> Path:
 # ---------------------------------------------------------------- the deck
 
 
-def slide_notebook(notebook, notes: dict[str, str] | None = None, label: str = "notebook"):
+def slide_notebook(
+    notebook,
+    notes: dict[str, str] | None = None,
+    label: str = "notebook",
+    subslide_notes: dict[str, SubslideNote] | None = None,
+):
     """A copy of ``notebook`` ready for the deck: tagged, code hidden unless tagged
-    ``slide-show-code`` (empty code cells dropped), speaker notes merged."""
+    ``slide-show-code`` (empty code cells dropped), speaker notes merged (the sections'
+    ``notes`` and the subslides' ``subslide_notes``, see :func:`merge_notes`)."""
     notebook = copy.deepcopy(notebook)
     tag_notebook(notebook)  # in memory only
     for cell in notebook.cells:
@@ -160,13 +315,22 @@ def slide_notebook(notebook, notes: dict[str, str] | None = None, label: str = "
             "fragment",
         ):
             cell.metadata["slideshow"]["slide_type"] = "skip"
-    _label_continued_subslides(notebook)
-    if notes:
-        unmatched = merge_notes(notebook, notes)
+    if notes or subslide_notes:
+        # before the labels below, so that a subslide is still the cell that starts it
+        unmatched = merge_notes(notebook, notes or {}, subslide_notes)
         if unmatched:
             print(
-                f"   {label}: notes without a matching '## ' section: {unmatched}", file=sys.stderr
+                f"   {label}: notes that match no section or subslide: {unmatched}", file=sys.stderr
             )
+        missing = [
+            cell_id
+            for section, cell_id, _ in subslides(notebook)
+            if cell_id not in (subslide_notes or {})
+            and (section is None or section in (notes or {}))
+        ]
+        if missing and subslide_notes is not None:
+            print(f"   {label}: subslides without their own notes: {missing}", file=sys.stderr)
+    _label_continued_subslides(notebook)
     return notebook
 
 
@@ -399,8 +563,12 @@ def _build_into(notebooks: list[Path], out_dir: Path, root: Path) -> list[Path]:
     for path in notebooks:
         path = Path(path)
         notes_path = notes_file(path)
-        notes = read_notes(notes_path) if notes_path.is_file() else None
-        notebook = slide_notebook(nbformat.read(path, as_version=4), notes, path.name)
+        notes, subs = (
+            parse_notes(notes_path.read_text(encoding="utf-8"))
+            if notes_path.is_file()
+            else (None, None)
+        )
+        notebook = slide_notebook(nbformat.read(path, as_version=4), notes, path.name, subs)
         name = page_name(path)
         pages.append(export_page(notebook, out_dir / f"{name}.slides.html", static, exporter))
         title = notebook_title(notebook) or path.stem

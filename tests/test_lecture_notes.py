@@ -1,5 +1,7 @@
 """Speaker notes (notebooks/lectures/NN_notes.md): one complete block per `##` section of every
-lesson, no block for a heading that does not exist, and no answer leaks into a lesson notebook."""
+lesson, no block for a heading that does not exist, one `### <cell id> · <label>` sub-block per
+subslide of every lesson (under its section, in order, none for a subslide that no longer
+exists), and no answer leaks into a lesson notebook."""
 
 from __future__ import annotations
 
@@ -36,7 +38,8 @@ def notebook_headings(path: Path) -> list[str]:
 
 
 def note_blocks(path: Path) -> dict[str, str]:
-    """The notes file split at its `## ` headings: heading text -> block text."""
+    """The notes file split at its `## ` headings: heading text -> block text (the section's
+    own lines, up to its first `### ` sub-block)."""
     blocks: dict[str, str] = {}
     current = None
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -44,9 +47,52 @@ def note_blocks(path: Path) -> dict[str, str]:
             current = line[3:].strip()
             assert current not in blocks, f"{path.name}: heading {current!r} appears twice"
             blocks[current] = ""
+        elif line.startswith("### "):
+            current = None
         elif current is not None:
             blocks[current] += line + "\n"
     return blocks
+
+
+SUBSLIDE = re.compile(r"### (\S+) · (.+)")
+FIRST_POINT = 190  # characters of a subslide's first talking point, at most
+
+
+def subslide_blocks(path: Path) -> list[tuple[str | None, str, str, str]]:
+    """The `### <cell id> · <label>` sub-blocks of a notes file, in order: (the `## ` section
+    they stand under, None before the first; cell id; label; text)."""
+    found: list[tuple[str | None, str, str, str]] = []
+    section, inside = None, False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            section, inside = line[3:].strip(), False
+        elif line.startswith("### "):
+            match = SUBSLIDE.fullmatch(line.strip())
+            assert match, f"{path.name}: {line!r} is not '### <cell id> · <label>'"
+            found.append((section, match.group(1), match.group(2).strip(), ""))
+            inside = True
+        elif inside:
+            where, cell_id, label, text = found[-1]
+            found[-1] = (where, cell_id, label, text + line + "\n")
+    return found
+
+
+def notebook_subslides(path: Path) -> list[tuple[str | None, str, str | None]]:
+    """Every subslide of a lesson (its cells' `slideshow.slide_type`, as committed): (the `##`
+    section it belongs to, None on the title slide; the id of the cell that starts it; that
+    cell's `### ` heading when it opens with one)."""
+    found, section = [], None
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        lines = [line for line in "".join(cell["source"]).splitlines() if line.strip()]
+        first = lines[0] if lines else ""
+        if cell["cell_type"] == "markdown" and first.startswith("## "):
+            section = first[3:].strip()
+        if cell["metadata"].get("slideshow", {}).get("slide_type") == "subslide":
+            heading = first[4:].strip() if first.startswith("### ") else None
+            found.append(
+                (section, cell["id"], heading if cell["cell_type"] == "markdown" else None)
+            )
+    return found
 
 
 def notes_for(lesson: Path) -> Path:
@@ -87,6 +133,69 @@ def test_every_block_is_complete(lesson):
         assert minutes, f"{where}: the block must end with '**Minutes:** N'"
         assert re.fullmatch(r"[1-9][0-9]*", minutes.group(1)), (
             f"{where}: minutes must be a positive integer, got {minutes.group(1)!r}"
+        )
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name[:2])
+def test_every_subslide_has_its_own_notes(lesson):
+    """One sub-block per subslide, keyed by the id of the cell that starts it (ids survive edits
+    of the cell's text), standing under the subslide's own section in the order of the deck;
+    none for a cell that is gone or no longer starts a subslide. Its label is the subslide's
+    `### ` heading when it has one, so a renamed heading shows up here too."""
+    wanted = notebook_subslides(lesson)
+    written = subslide_blocks(notes_for(lesson))
+    name = notes_for(lesson).name
+    ids = [cell_id for _, cell_id, _ in wanted]
+    missing = [
+        f"{cell_id} ({section})"
+        for section, cell_id, _ in wanted
+        if cell_id not in {w[1] for w in written}
+    ]
+    stale = [cell_id for _, cell_id, _, _ in written if cell_id not in ids]
+    assert not missing, f"{name}: subslides without their own notes: {missing}"
+    assert not stale, f"{name}: notes for cells that start no subslide of {lesson.name}: {stale}"
+    assert [w[1] for w in written] == ids, f"{name}: sub-blocks not in the order of the subslides"
+    for (section, cell_id, heading), (parent, _, label, _) in zip(wanted, written, strict=True):
+        assert parent == section, (
+            f"{name}: ### {cell_id} stands under {parent!r}, its subslide is in {section!r}"
+        )
+        if heading is not None:
+            assert label == heading, (
+                f"{name}: ### {cell_id} · {label!r}: the heading is {heading!r}"
+            )
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name[:2])
+def test_every_subslide_block_is_short_and_timed(lesson):
+    """1-3 talking points, the first one short, and `**Minutes:** N` last; the room's question
+    stays with the section (its first slide); a section's subslides leave at least a minute to
+    its first slide, and a title slide's subslides take at most 2."""
+    blocks = note_blocks(notes_for(lesson))
+    used: dict[str | None, int] = {}
+    for section, cell_id, _, text in subslide_blocks(notes_for(lesson)):
+        where = f"{notes_for(lesson).name}, ### {cell_id}"
+        bullets = [line for line in text.splitlines() if line.startswith("- ")]
+        assert 1 <= len(bullets) <= 3, f"{where}: {len(bullets)} talking points, expected 1-3"
+        assert all(len(b) <= 300 for b in bullets), f"{where}: a talking point over 300 characters"
+        # the first one shows without scrolling in a small speaker window (measured in Chromium by
+        # tests/test_slides_browser.py; at 190 characters it keeps about a line to spare)
+        assert len(bullets[0]) <= FIRST_POINT, f"{where}: first talking point over {FIRST_POINT}"
+        assert not [part for part in PARTS[:3] if part in text], f"{where}: section parts in it"
+        lines = text.strip().splitlines()
+        minutes = re.fullmatch(r"\*\*Minutes:\*\* ([1-9][0-9]*)", lines[-1])
+        assert minutes and text.count("**Minutes:**") == 1, (
+            f"{where}: must end with '**Minutes:** N'"
+        )
+        used[section] = used.get(section, 0) + int(minutes.group(1))
+    for section, minutes in used.items():
+        if section is None:
+            assert minutes <= 2, (
+                f"{notes_for(lesson).name}: the title's subslides take {minutes} min"
+            )
+            continue
+        total = int(blocks[section].strip().splitlines()[-1].split()[-1])
+        assert minutes < total, (
+            f"{notes_for(lesson).name}, {section!r}: its subslides take {minutes} of {total} min"
         )
 
 
@@ -183,28 +292,43 @@ DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")  # 0.34, 7.6, 3162.0: not 2
 REPOSITORY = re.compile(r"\b[A-Za-z][\w.-]+/[A-Za-z][\w.-]*\w")
 
 
-def notebook_sections(path: Path) -> dict[str, str]:
-    """Each `##` section of a notebook as text: its markdown, code and printed output."""
-    sections: dict[str, str] = {}
+def notebook_sections(path: Path) -> dict[str | None, str]:
+    """Each `##` section of a notebook as text: its markdown, code, printed output and figures'
+    text alternatives (what comes before the first section under the key None)."""
+    sections: dict[str | None, str] = {None: ""}
     current = None
     for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
         source = "".join(cell["source"])
         if cell["cell_type"] == "markdown" and source.startswith("## "):
             current = source.splitlines()[0][3:].strip()
             sections[current] = ""
-        if current is None:
-            continue
         outputs = [
             "".join(out.get("text", "")) + "".join(out.get("data", {}).get("text/plain", ""))
             for out in cell.get("outputs", [])
         ]
-        sections[current] += source + "\n" + "\n".join(outputs) + "\n"
+        alt = cell["metadata"].get("alt", "")
+        sections[current] += source + "\n" + "\n".join(outputs) + "\n" + alt + "\n"
     return sections
 
 
 def _solution_text(lesson: Path) -> str:
     solution = SOLUTIONS / lesson.name
     return "\n".join(notebook_sections(solution).values()) if solution.is_file() else ""
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name[:2])
+def test_numbers_in_the_subslide_notes_are_the_notebooks(lesson):
+    """Every decimal number a subslide's notes quote appears in its section of the notebook
+    (text, code, output or a figure's text alternative) or in the worked solutions."""
+    sections = notebook_sections(lesson)
+    solution = _solution_text(lesson)
+    for section, cell_id, _, text in subslide_blocks(notes_for(lesson)):
+        missing = [
+            number
+            for number in DECIMAL.findall(text)
+            if number not in sections[section] and number not in solution
+        ]
+        assert not missing, f"{notes_for(lesson).name}, ### {cell_id}: not in the lesson: {missing}"
 
 
 @pytest.mark.parametrize("lesson", AGREEING, ids=lambda p: p.name[:2])
@@ -239,7 +363,7 @@ def test_each_bug_of_the_notes_is_the_notebooks_bug():
     lesson = NOTEBOOKS / "13_bugs_clinic.ipynb"
     sections = notebook_sections(lesson)
     blocks = note_blocks(notes_for(lesson))
-    bugs = [h for h in sections if re.match(r"Bug \d+:", h)]
+    bugs = [h for h in sections if h and re.match(r"Bug \d+:", h)]
     assert len(bugs) == 13
     for heading in bugs:
         source = _source_paragraph(sections[heading])

@@ -1,7 +1,9 @@
 """README, lecture plan and speaker notes agree: the number of sessions (lectures, labs) the
 README states is the plan's, and each lecture's minutes in the plan's table are the sum of the
-speaker notes' minutes of the sections the plan lists for it. Counts come from the plan, never
-hard-coded, so a session appended to the plan only needs the README's sentence updated."""
+speaker notes' minutes of the sections the plan lists for it (a section's minutes include its
+subslides', whose `### ` sub-blocks share them out); with the opening minutes of the lessons it
+starts (their title slide's subslides) a lecture stays within 90. Counts come from the plan,
+never hard-coded, so a session appended to the plan only needs the README's sentence updated."""
 
 from __future__ import annotations
 
@@ -45,15 +47,31 @@ def plan_sections(text: str) -> dict[int, list[tuple[str, str]]]:
 
 
 def note_minutes(number: str) -> dict[str, int]:
-    """Section heading -> its minutes, from ``notebooks/lectures/NN_notes.md``."""
+    """Section heading -> its minutes, from ``notebooks/lectures/NN_notes.md`` (the section's
+    own block, not the ``### `` sub-blocks of its subslides that follow it)."""
     text = (NOTES / f"{number}_notes.md").read_text(encoding="utf-8")
     blocks = re.split(r"^## ", text, flags=re.M)[1:]
     minutes = {}
     for block in blocks:
         heading, _, rest = block.partition("\n")
-        found = re.findall(r"\*\*Minutes:\*\* (\d+)", rest)
+        own = re.split(r"^### ", rest, flags=re.M)[0]
+        found = re.findall(r"\*\*Minutes:\*\* (\d+)", own)
         minutes[heading.strip()] = int(found[-1]) if found else 0
     return minutes
+
+
+def subslide_minutes(number: str) -> dict[str | None, int]:
+    """Section heading (None: the title slide) -> the minutes of its subslides' sub-blocks."""
+    text = (NOTES / f"{number}_notes.md").read_text(encoding="utf-8")
+    used: dict[str | None, int] = {}
+    section = None
+    for part in re.split(r"^(?=##+ )", text, flags=re.M):
+        if part.startswith("## "):
+            section = part[3:].partition("\n")[0].strip()
+        elif part.startswith("### "):
+            found = re.findall(r"\*\*Minutes:\*\* (\d+)", part)
+            used[section] = used.get(section, 0) + (int(found[-1]) if found else 0)
+    return used
 
 
 def _heading(minutes: dict[str, int], listed: str) -> str | None:
@@ -101,6 +119,35 @@ def minute_mismatches(plan: str) -> list[str]:
         if not sections[number] or total != minutes or minutes > 90:
             wrong.append(f"session {number}: table {minutes} min, notes {total} min")
     return wrong
+
+
+def opening_mismatches(plan: str) -> list[str]:
+    """One line per lecture that, with the opening minutes of the lessons it starts (the
+    sub-blocks of their title slide's subslides), runs over 90 minutes; and one per section
+    whose subslides take all of its minutes."""
+    table, sections = plan_table(plan), plan_sections(plan)
+    wrong, started = [], set()
+    for number in sorted(table):
+        kind, minutes = table[number]
+        opening = 0
+        for nn, _ in sections[number]:
+            if kind == "lecture" and nn not in started:
+                started.add(nn)
+                opening += subslide_minutes(nn).get(None, 0)
+        if kind == "lecture" and minutes + opening > 90:
+            wrong.append(f"session {number}: {minutes} min of sections + {opening} of openings")
+    for nn in sorted({nn for listed in sections.values() for nn, _ in listed}):
+        own = note_minutes(nn)
+        for heading, used in subslide_minutes(nn).items():
+            if heading is not None and used >= own.get(heading, 0):
+                wrong.append(f"{nn} *{heading}*: subslides {used} min of {own.get(heading)}")
+    return wrong
+
+
+def test_openings_and_subslides_fit_the_sessions():
+    plan = PLAN.read_text(encoding="utf-8")
+    assert opening_mismatches(plan) == []
+    assert any(subslide_minutes(nn).get(None) for nn in ("03", "06", "17")), "no opening parsed"
 
 
 def test_each_sessions_minutes_are_its_notes_minutes():

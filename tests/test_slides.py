@@ -185,39 +185,165 @@ NOTES = """# Speaker notes, lesson 99
 **Ask the room:** does order matter?
 **Minutes:** 5
 
+### {detail} · A detail
+
+- Point at the printed 2: one line, no figure.
+
+**Minutes:** 2
+
+### {second} · Second half
+
+- Read the second half aloud.
+
+**Minutes:** 1
+
+### gone-cell · A subslide deleted from the lesson
+
+- never merged either
+
+**Minutes:** 1
+
 ## Not a section of the lesson
 
 - never merged
 """
 
 
+def _notes_for(notebook) -> str:
+    """NOTES with the ids of the lesson's two subslide cells (the ### heading, the author's)."""
+    return NOTES.format(detail=notebook.cells[4].id, second=notebook.cells[7].id)
+
+
 def test_notes_become_reveal_notes_of_their_section(tmp_path):
+    notebook = _lesson()
     path = tmp_path / "99_notes.md"
-    path.write_text(NOTES, encoding="utf-8")
+    path.write_text(_notes_for(notebook), encoding="utf-8")
     notes = build_slides.read_notes(path)
+    subs = build_slides.read_subslide_notes(path)
     assert list(notes) == ["First section", "Not a section of the lesson"]
     assert notes["First section"].startswith("- Ask what a set is.")
-    assert notes["First section"].endswith("**Minutes:** 5")
+    assert notes["First section"].endswith("**Minutes:** 5"), "a sub-block is not its section's"
+    assert list(subs) == [notebook.cells[4].id, notebook.cells[7].id, "gone-cell"]
+    detail = subs[notebook.cells[4].id]
+    assert (detail.section, detail.label, detail.minutes) == ("First section", "A detail", 2)
 
-    notebook = _lesson()
-    assert build_slides.merge_notes(notebook, notes) == ["Not a section of the lesson"]
+    tag_slides.tag_notebook(notebook)
+    assert build_slides.subslides(notebook) == [
+        ("First section", notebook.cells[4].id, "A detail"),
+        ("First section", notebook.cells[7].id, None),  # the author's split: no ### heading
+    ]
+    unmatched = build_slides.merge_notes(notebook, notes, subs)
+    assert unmatched == ["Not a section of the lesson", "### gone-cell"]
     index = next(i for i, c in enumerate(notebook.cells) if c.source.startswith("## First"))
     note = notebook.cells[index + 1]
     assert note.metadata["slideshow"] == {"slide_type": "notes"}
-    assert "Ask the room" in note.source and "\n\n**Minutes:** 5" in note.source
     # the question first (above the fold of a speaker window), then the talking points
+    assert note.source.startswith("**Ask the room:** does order matter?")
     assert note.source.index("Ask the room") < note.source.index("Ask what a set is")
-    # the author's subslide of the same section gets the notes too, marked as continued
-    later = next(i for i, c in enumerate(notebook.cells) if c.source.startswith("Second half"))
-    continued = notebook.cells[later + 1]
-    assert continued.metadata["slideshow"] == {"slide_type": "notes"}
-    assert continued.source.startswith("*(continued: First section)*")
-    assert "Ask the room" in continued.source
+    # the section's minutes, split between this slide and its subslides
+    assert "**Minutes:** 5 for the section: 2 on this slide, 3 on its 2 subslides" in note.source
+    # each subslide gets its own points under the section's name and time, not the whole block
+    for start, points, minutes in (("\n### A detail", "printed 2", 2), ("Second half", "aloud", 1)):
+        at = next(i for i, c in enumerate(notebook.cells) if c.source.startswith(start))
+        own = notebook.cells[at + 1]
+        assert own.metadata["slideshow"] == {"slide_type": "notes"}
+        assert own.source.startswith(f"*{minutes} of 5 min · continued*")
+        assert points in own.source and "Ask what a set is" not in own.source
+        assert "**Minutes:**" not in own.source and "never merged" not in own.source
+        assert own.source.endswith(
+            "*Section: First section.* *Question for the room (first slide):* does order matter?"
+        )
     exercises = next(i for i, c in enumerate(notebook.cells) if c.source == "## Exercises")
     assert exercises == len(notebook.cells) - 1  # a section without notes gets none
     assert build_slides.notes_file(Path("notebooks/07_masks.ipynb")) == Path(
         "notebooks/lectures/07_notes.md"
     )
+
+
+def test_a_subslide_without_its_own_notes_says_what_to_add(capsys):
+    notebook = _lesson()
+    text = _notes_for(notebook)
+    notes, subs = build_slides.parse_notes(text)
+    del subs[notebook.cells[7].id]
+    deck = build_slides.slide_notebook(notebook, notes, "99_lesson", subs)
+    at = next(i for i, c in enumerate(deck.cells) if c.source.startswith("Second half"))
+    assert deck.cells[at + 1].source.startswith("*continued · section 5 min*")
+    assert f"add `### {notebook.cells[7].id} · ...`" in deck.cells[at + 1].source
+    printed = capsys.readouterr().err
+    assert f"subslides without their own notes: ['{notebook.cells[7].id}']" in printed
+    assert "'### gone-cell'" in printed
+
+
+def test_a_title_slides_subslide_gets_opening_notes():
+    notebook = _lesson()
+    goals = nbformat.v4.new_markdown_cell("By the end you will be able to")
+    goals.metadata["slideshow"] = {"slide_type": "subslide"}
+    notebook.cells.insert(1, goals)
+    notes, subs = build_slides.parse_notes(
+        f"# Notes\n\n### {goals.id} · goals\n\n- Read the goals.\n\n**Minutes:** 1\n\n"
+        + _notes_for(notebook).split("# Speaker notes, lesson 99", 1)[1]
+    )
+    assert subs[goals.id].section is None
+    deck = build_slides.slide_notebook(notebook, notes, "99_lesson", subs)
+    at = next(i for i, c in enumerate(deck.cells) if c.id == goals.id)
+    assert deck.cells[at + 1].source == (
+        "*1 min · opening, before the first section*\n\n- Read the goals."
+    )
+
+
+def _type(cell) -> str | None:
+    return cell.metadata.get("slideshow", {}).get("slide_type")
+
+
+def _slides(deck) -> list[list]:
+    """The cells of a deck notebook grouped by slide and subslide, skipped cells left out."""
+    groups: list[list] = []
+    for cell in deck.cells:
+        slide_type = cell.metadata.get("slideshow", {}).get("slide_type")
+        if slide_type in ("slide", "subslide") or not groups:
+            groups.append([])
+        if slide_type != "skip":
+            groups[-1].append(cell)
+    return groups
+
+
+@pytest.mark.parametrize("path", lesson_notebooks(), ids=[p.name[:2] for p in lesson_notebooks()])
+def test_every_slide_of_a_lesson_deck_has_its_own_notes(path):
+    """Built from the real notes: the first slide of each section opens its notes with the
+    question for the room; every subslide (after the title slide's too) gets exactly one notes
+    cell, headed by its section's name and minutes and its own minutes, with its own talking
+    points and not its section's."""
+    notes, subs = build_slides.parse_notes(
+        build_slides.notes_file(path).read_text(encoding="utf-8")
+    )
+    deck = build_slides.slide_notebook(nbformat.read(path, as_version=4), notes, path.name, subs)
+    section, title = None, True
+    for group in _slides(deck):
+        first, notes_cells = group[0], [c for c in group if _type(c) == "notes"]
+        heading = build_slides._section_heading(first)
+        if heading is not None:
+            section, title = heading, False
+        if _type(first) == "slide":
+            if title:
+                continue  # the lesson's title slide: no section, no notes
+            assert [c.source[:17] for c in notes_cells] == ["**Ask the room:**"], (
+                f"{path.name}, {section!r}: the first slide's notes must open with the question"
+            )
+            continue
+        where = f"{path.name}, subslide in {section if not title else 'the title'!r}"
+        assert len(notes_cells) == 1, f"{where}: {len(notes_cells)} notes cells"
+        text = notes_cells[0].source
+        own = [s for s in subs.values() if s.text.splitlines()[0] in text]
+        assert len(own) == 1, f"{where}: not the notes of exactly one subslide:\n{text}"
+        if title:
+            head = f"*{own[0].minutes} min · opening, before the first section*"
+        else:
+            total = build_slides._minutes(notes[section])
+            head = f"*{own[0].minutes} of {total} min · continued*"
+            assert f"*Section: {section}.*" in text, f"{where}: the section's name is missing"
+            first_point = next(x for x in notes[section].splitlines() if x.startswith("- "))
+            assert first_point not in text, f"{where}: repeats the section's talking points"
+        assert text.startswith(head), f"{where}: expected {head!r}, got {text[:120]!r}"
 
 
 def _tmp_course(tmp_path) -> Path:
@@ -226,7 +352,7 @@ def _tmp_course(tmp_path) -> Path:
     lesson = _lesson()
     lesson.cells[2].source += "\n\n<script>alert('x')</script> <b>bold</b>"
     nbformat.write(lesson, notebooks / "99_lesson.ipynb")
-    (notebooks / "lectures" / "99_notes.md").write_text(NOTES, encoding="utf-8")
+    (notebooks / "lectures" / "99_notes.md").write_text(_notes_for(lesson), encoding="utf-8")
     return notebooks / "99_lesson.ipynb"
 
 
@@ -236,6 +362,12 @@ def test_deck_has_notes_hidden_code_and_sanitised_html(tmp_path):
     deck = (tmp_path / "out" / "99_lesson.slides.html").read_text(encoding="utf-8")
     assert tmp_path / "out" / "99_lesson.slides.html" in pages
     assert re.search(r'<aside class="notes">.*Ask the room.*</aside>', deck, re.DOTALL)
+    assert re.search(
+        r'<aside class="notes">(?:(?!</aside>).)*<p><em>2 of 5 min · continued'
+        r"</em></p>\s*<ul>\s*<li>Point at the printed 2",
+        deck,
+        re.DOTALL,
+    ), "a subslide's own notes, headed by its section's name and time"
     assert "never merged" not in deck
     assert "print(1 + 1)" not in deck and "2\n</pre>" in deck, "code hidden, output kept"
     assert "print" in deck and "shown\n</pre>" in deck  # the tagged cell shows its code

@@ -8,7 +8,10 @@ every slide and checks that
   output block scrolling inside the slide);
 - body text is at least 24 px and code at least 18 px on screen (CSS size x reveal's scale);
 - no request leaves the machine (only ``file:`` and ``data:`` URLs are allowed);
-- pressing ``S`` opens the speaker view with the deck's notes, offline (notes from a fixture).
+- pressing ``S`` opens the speaker view with the deck's notes, offline (notes from a fixture), and
+  in a small speaker window (the 1100x700 the notes plugin opens, and 1024x640) every slide of
+  every lesson shows without scrolling what the lecturer needs first: on a section's first slide
+  its question for the room, on a subslide the line with its minutes and its first talking point.
 
 Skips with a message where Playwright or Chromium is missing. ``.ci/run`` runs this file as its own
 step; ``python tests/test_slides_browser.py DIR`` measures an already built folder and prints every
@@ -226,12 +229,18 @@ def browser_context():
 
 
 @pytest.fixture(scope="module")
-def lesson_reports(tmp_path_factory, browser_context):
-    """Every lesson deck built by the real build command, measured slide by slide."""
+def lesson_decks(tmp_path_factory) -> Path:
+    """Every lesson deck, built by the real build command (speaker notes merged)."""
     out = tmp_path_factory.mktemp("decks") / "slides"
     build_decks(out, LESSONS)
+    return out
+
+
+@pytest.fixture(scope="module")
+def lesson_reports(lesson_decks, browser_context):
+    """Every lesson deck, measured slide by slide."""
     context, _ = browser_context
-    return {p.stem: measure_deck(context, out / f"{p.stem}.slides.html") for p in LESSONS}
+    return {p.stem: measure_deck(context, lesson_decks / f"{p.stem}.slides.html") for p in LESSONS}
 
 
 # Slides known to overflow, to be split (issue 28, item 2): none since session 5 split the last
@@ -267,25 +276,95 @@ def test_decks_run_without_errors_or_network(lesson_reports, browser_context):
     assert not errors, f"JavaScript errors: {errors}"
 
 
+# Speaker windows the notes must fit without scrolling: the window reveal's notes plugin opens
+# (window.open(..., 'width=1100,height=700')), and a smaller one (its CSS shrinks the notes' font
+# below 1080 px).
+SPEAKER_WINDOWS = ((1100, 700), (1024, 640))
+
+# Runs in the speaker view: what the lecturer must see first, and whether it is above the fold of
+# the notes panel (#speaker-controls scrolls; its bottom is the fold).
+_FOLD = r"""
+() => {
+  const panel = document.querySelector('#speaker-controls');
+  const notes = document.querySelector('.speaker-controls-notes .value');
+  const fold = Math.min(panel.getBoundingClientRect().bottom, window.innerHeight);
+  const blocks = [...notes.querySelectorAll('p, li')].filter(el => el.textContent.trim());
+  const question = blocks.find(el => el.textContent.trim().startsWith('Ask the room:'));
+  // a section's first slide: its question, first; a subslide: its first line and first point
+  const needed = question ? [question] : [blocks[0], notes.querySelector('li')];
+  const below = needed.filter(el => !el || el.getBoundingClientRect().bottom > fold + 0.5);
+  return {scrolled: panel.scrollTop, questionFirst: !question || blocks[0] === question,
+          below: below.map(el => el ? el.textContent.trim().slice(0, 60) : '(missing)'),
+          slack: Math.min(...needed.filter(Boolean).map(el => fold - el.getBoundingClientRect().bottom)),
+          start: notes.textContent.trim().slice(0, 40)};
+}
+"""
+
+
+def open_speaker_view(page):
+    """Press S on a deck's page; the speaker view's page once its notes panel is there."""
+    with page.expect_popup(timeout=15_000) as popup_info:
+        page.keyboard.press("s")
+    speaker = popup_info.value
+    speaker.locator(".speaker-controls-notes .value").wait_for(state="attached", timeout=15_000)
+    return speaker
+
+
+def notes_above_the_fold(page, speaker, h: int, v: int) -> list[str]:
+    """Go to slide (h, v) of ``page``; for each of SPEAKER_WINDOWS, what the speaker view does not
+    show without scrolling (empty when all is well). A slide without notes is skipped."""
+    notes = page.evaluate(
+        "([h, v]) => { const n = Reveal.getSlide(h, v).querySelector('aside.notes');"
+        " return n ? n.textContent.trim().slice(0, 30) : null; }",
+        [h, v],
+    )
+    page.evaluate("([h, v]) => Reveal.slide(h, v)", [h, v])
+    if notes is None:
+        return []
+    speaker.wait_for_function(
+        "start => document.querySelector('.speaker-controls-notes .value')"
+        ".textContent.trim().startsWith(start)",
+        arg=notes,
+        timeout=15_000,
+    )
+    problems = []
+    for width, height in SPEAKER_WINDOWS:
+        speaker.set_viewport_size({"width": width, "height": height})
+        fold = speaker.evaluate(_FOLD)
+        if fold["scrolled"] or not fold["questionFirst"] or fold["below"]:
+            problems.append(f"{width}x{height}: {fold}")
+    return problems
+
+
 def test_speaker_view_shows_the_merged_notes_offline(tmp_path, browser_context):
+    """A fixture deck: the section's question comes first and shows without scrolling in a
+    small speaker window although the talking points are long; its subslide gets its own notes
+    (minutes first, not the section's block); the slide itself shows none of them."""
     import nbformat
 
     notebooks = tmp_path / "notebooks"
     (notebooks / "lectures").mkdir(parents=True)
     new_md, new_code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    later = new_md("### Measured\n\nThe variance doubles with $d_k$.")
     notebook = nbformat.v4.new_notebook(
         cells=[
             new_md("# 97 · Notes fixture\n\nA lesson."),
             new_code("x = 1", execution_count=1),
             new_md("## Why divide by sqrt(d_k)?\n\nThe scores grow with $d_k$."),
+            later,
         ]
     )
     nbformat.write(notebook, notebooks / "97_fixture.ipynb")
+    points = "".join(
+        f"- Talking point {i}: " + "a long sentence, " * 8 + "end.\n" for i in range(8)
+    )
     (notebooks / "lectures" / "97_notes.md").write_text(
-        "## Why divide by sqrt(d_k)?\n\n- Variance of a dot product grows with d_k.\n\n"
-        "**Ask the room:** what happens to softmax without it?\n\n"
-        "**Expected answers:** it saturates.\n\n**Usual misconception:** it is for speed.\n\n"
-        "**Minutes:** 7\n",
+        "## Why divide by sqrt(d_k)?\n\n- Variance of a dot product grows with d_k.\n"
+        + points
+        + "\n**Ask the room:** what happens to softmax without it?\n"
+        "**Expected answers:** it saturates.\n**Usual misconception:** it is for speed.\n"
+        "**Minutes:** 7\n\n"
+        f"### {later.id} · Measured\n\n- Point at the doubling: 4, 8, 16.\n\n**Minutes:** 2\n",
         encoding="utf-8",
     )
     out = tmp_path / "slides"
@@ -294,24 +373,71 @@ def test_speaker_view_shows_the_merged_notes_offline(tmp_path, browser_context):
     page = context.new_page()
     page.goto((out / "97_fixture.slides.html").as_uri() + "#/1")
     page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=30_000)
-    with page.expect_popup(timeout=15_000) as popup_info:
-        page.keyboard.press("s")
-    speaker = popup_info.value
-    notes = speaker.locator(".speaker-controls-notes .value")
-    notes.wait_for(timeout=15_000)
-    speaker.wait_for_function(
-        "document.querySelector('.speaker-controls-notes .value').textContent"
-        ".includes('Ask the room')",
-        timeout=15_000,
-    )
-    text = notes.inner_text()
+    speaker = open_speaker_view(page)
+    assert notes_above_the_fold(page, speaker, 1, 0) == []
+    text = speaker.locator(".speaker-controls-notes .value").inner_text()
+    assert text.startswith("Ask the room: what happens to softmax")
     assert "Variance of a dot product" in text and "Minutes: 7" in text.replace("**", "")
     # the learner-facing slide itself shows none of it
     shown = page.evaluate("Reveal.getCurrentSlide().innerText")
     assert "The scores grow" in shown and "Expected answers" not in shown
+    # the subslide: its own line of minutes and its own point, above the fold
+    assert notes_above_the_fold(page, speaker, 1, 1) == []
+    text = speaker.locator(".speaker-controls-notes .value").inner_text()
+    assert text.startswith("2 of 7 min · continued") and "Point at the doubling" in text
+    assert "Talking point 3" not in text and "Section: Why divide by sqrt(d_k)?" in text
     assert not leaks, f"requests left the machine: {sorted(set(leaks))}"
     speaker.close()
     page.close()
+
+
+# Runs in a deck: the notes the plugin would send for each slide (notes/plugin.js: the innerHTML of
+# the slide's aside.notes outside fragments, joined), as [h, v, html] for the slides with notes.
+_EVERY_SLIDES_NOTES = r"""
+() => Reveal.getSlides().map(slide => {
+  const asides = [...slide.querySelectorAll('aside.notes')].filter(a => !a.closest('.fragment'));
+  const where = Reveal.getIndices(slide);
+  return asides.length ? [where.h, where.v || 0, asides.map(a => a.innerHTML).join('\n')] : null;
+}).filter(Boolean)
+"""
+
+
+def test_speaker_view_fits_every_lesson_slide(lesson_decks, browser_context):
+    """Every slide of every lesson deck that has notes, in the speaker view at both
+    SPEAKER_WINDOWS: nothing needed first is below the fold, and the question comes first on a
+    section's slide. The speaker view is the plugin's own, opened with S; each slide's notes go
+    into it as the plugin puts them (its innerHTML), which the first slide's real navigation
+    checks, so that 418 slides x 2 windows take seconds, not minutes."""
+    context, _ = browser_context
+    problems, checked = [], 0
+    for lesson in LESSONS:
+        page = context.new_page()
+        page.goto((lesson_decks / f"{lesson.stem}.slides.html").resolve().as_uri())
+        page.wait_for_function("window.Reveal && Reveal.isReady()", timeout=30_000)
+        speaker = open_speaker_view(page)
+        every = page.evaluate(_EVERY_SLIDES_NOTES)
+        h, v, html = every[0]
+        assert notes_above_the_fold(page, speaker, h, v) == [], f"{lesson.stem} {h}.{v}"
+        plugin_wrote = speaker.evaluate(
+            "() => document.querySelector('.speaker-controls-notes .value').innerHTML"
+        )
+        assert plugin_wrote == html, f"{lesson.stem}: the speaker view shows other notes"
+        for width, height in SPEAKER_WINDOWS:
+            speaker.set_viewport_size({"width": width, "height": height})
+            for h, v, html in every:
+                fold = speaker.evaluate(
+                    "([html, fold]) => { const notes = document.querySelector("
+                    "'.speaker-controls-notes .value'); notes.style.whiteSpace = 'normal';"
+                    " notes.innerHTML = html; return eval(fold)(); }",
+                    [html, _FOLD],
+                )
+                checked += 1
+                if fold["scrolled"] or not fold["questionFirst"] or fold["below"]:
+                    problems.append(f"{lesson.stem} {h}.{v} {width}x{height}: {fold}")
+        speaker.close()
+        page.close()
+    assert checked >= 2 * 400, f"only {checked} slide-windows were checked"
+    assert not problems, "\n".join(problems)
 
 
 def main(argv: list[str]) -> int:
