@@ -3,8 +3,8 @@
 axe-core (WCAG 2.0/2.1, levels A and AA) runs in Debian's Chromium driven by Playwright over
 
 - every page of the built site (:func:`site_pages`: lessons, solutions, glossary, references,
-  lecture plan, index, search, general index) at desktop width in light mode, and a sample of
-  page kinds (:data:`SAMPLES`) also at phone width and in dark mode;
+  lecture plan, index, search, general index), and the search page with results, at desktop
+  width in light mode; five page kinds (:data:`SAMPLES`) also at phone width and in dark mode;
 - every slide of every deck (:func:`deck_pages`: lessons and solutions), shown one by one in the
   1280x720 window; axe checks the whole page on a deck's first slide (controls, progress bar,
   slide number) and the shown slide on the others; and the decks folder's plain pages (index,
@@ -34,7 +34,7 @@ language with the same page names: every check runs on each folder, and each fol
 every page the course has (:func:`expected_site_pages`, :func:`expected_deck_pages`).
 
 Skips with a message where Playwright, Chromium or the axe package is missing. Takes minutes: it
-runs when named on the command line (``.ci/run`` does so in its browser step) or with
+runs when named on the command line (``.ci/run`` runs it as its own step) or with
 COURSE_BROWSER_TESTS=1.
 """
 
@@ -58,14 +58,15 @@ from build_slides import build_slides  # noqa: E402
 
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 NO_DESCRIPTION = "No description has been provided"
+SEARCH = "search.html?q=rotary"  # the search page with results, checked besides the bare one
 # Page kinds checked also at phone width and in dark mode: a lesson with figures and formulas,
-# a solution, the glossary's tables and the search page with results.
+# a solution, the glossary's tables, the index and the search page with results.
 SAMPLES = (
     "03_sinusoidal_encoding.html",
     "solutions/13_bugs_clinic.html",
     "glossary.html",
     "index.html",
-    "search.html?q=rotary",
+    SEARCH,
 )
 _DECK = "06_scaled_dot_product_attention.slides.html"  # a deck for the samples
 _SMALL_DECK = "solutions/13_bugs_clinic.slides.html"  # 6 slides: for injected defects
@@ -128,7 +129,9 @@ def expected_site_pages(root: Path = ROOT) -> list[str]:
 def expected_deck_pages(root: Path = ROOT) -> list[str]:
     """The pages (relative paths) the decks folder of the course at ``root`` must have."""
     notebooks = Path(root) / "notebooks"
-    pages = [p.relative_to(notebooks).with_suffix(".slides.html").as_posix() for p in _notebooks()]
+    pages = [
+        p.relative_to(notebooks).with_suffix(".slides.html").as_posix() for p in _notebooks(root)
+    ]
     pages += [f"{name}.html" for name in EXTRA_PAGES if (notebooks / f"{name}.md").is_file()]
     return pages + ["index.html"]
 
@@ -412,7 +415,7 @@ def _names(folder: Path, pages: list[Path]) -> list[str]:
 @pytest.fixture(scope="module")
 def site_reports(site, browser) -> dict[str, dict]:
     """Every page of the site checked at desktop width, in light mode."""
-    return browser.check(site, _names(site, site_pages(site)), height=900)
+    return browser.check(site, _names(site, site_pages(site)) + [SEARCH], height=900)
 
 
 @pytest.fixture(scope="module")
