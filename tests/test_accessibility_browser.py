@@ -349,7 +349,9 @@ class Tab:
 
 
 class Browser:
-    """One Chromium that checks many pages, :data:`TABS` at a time."""
+    """One Chromium that checks many pages, :data:`TABS` at a time: each tab is started on a page
+    (the checks run inside it, see :meth:`Tab.start`) and polled until its report is there, so
+    that with Playwright's synchronous API two renderers work at once on two cores."""
 
     def __init__(self, playwright, axe: str) -> None:
         self.browser = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
@@ -384,7 +386,7 @@ class Browser:
                 for tab, name in list(running.items()):
                     report = tab.report()
                     if report is None and time.monotonic() - tab.started > 300:
-                        report = {"error": "timed out after 300 s", "problems": tab.problems}
+                        report = {"error": "timed out after 300 s", "problems": list(tab.problems)}
                     if report is not None:
                         reports[name] = report
                         del running[tab]
@@ -439,6 +441,7 @@ def _failures(reports: dict[str, dict]) -> dict[str, list[str]]:
 
 
 def _alt_failures(reports: dict[str, dict]) -> dict[str, list[str]]:
+    """Our figure-alt rule over every image of every page (with its slide, in a deck)."""
     bad = {}
     for name, report in reports.items():
         for where, alt in report.get("images", []):
@@ -449,12 +452,13 @@ def _alt_failures(reports: dict[str, dict]) -> dict[str, list[str]]:
 
 
 def _formula_failures(reports: dict[str, dict]) -> dict[str, dict]:
-    return {
-        name: r["formulas"]
-        for name, r in reports.items()
-        if r.get("formulas", {}).get("tab_stops")
-        or r.get("formulas", {}).get("spoken", 0) != r.get("formulas", {}).get("frames", 0)
-    }
+    """The pages where a formula (or a part of one) is a tab stop or lacks its assistive MathML."""
+    bad = {}
+    for name, report in reports.items():
+        counts = report.get("formulas", {})
+        if counts.get("tab_stops") or counts.get("spoken") != counts.get("frames"):
+            bad[name] = counts
+    return bad
 
 
 def _show(failures: dict) -> str:
