@@ -391,6 +391,17 @@ _CSS = """
 .reveal .controls { opacity: 0; transition: opacity 0.2s; }
 .reveal .controls:hover, .reveal .controls:focus-within { opacity: 1; }
 .reveal aside.notes { display: none; }
+/* the slides above the slide backgrounds (z-index 2) for axe-core too: it ranks reveal's
+   z-index 1 below them, so it found no text's background and checked no contrast on a slide */
+.reveal .slides { z-index: 3; }
+/* a link in a sentence is underlined, not told apart by its colour alone (WCAG 1.4.1) */
+.reveal .jp-RenderedMarkdown a { text-decoration: underline; }
+/* shown code: JupyterLab's syntax colours below 4.5:1 on the code's #f5f5f5 made darker, same hue */
+:root { --jp-mirror-editor-comment-color: #3b7777; --jp-mirror-editor-number-color: #007700;
+  --jp-mirror-editor-quote-color: #007700; --jp-mirror-editor-operator-color: #9020e0;
+  --jp-mirror-editor-meta-color: #9020e0; --jp-mirror-editor-variable-3-color: #007552;
+  --jp-mirror-editor-atom-color: #5c5cd6; --jp-mirror-editor-bracket-color: #6e6e4f;
+  --jp-mirror-editor-error-color: #d00000; --jp-mirror-editor-hr-color: #6b6b6b; }
 </style>
 """
 

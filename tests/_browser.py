@@ -1,8 +1,14 @@
-"""What the browser tests share: Debian's Chromium and the flags that run it offline, headless."""
+"""What the browser tests share: Debian's Chromium and the flags that run it offline, headless;
+why a browser test cannot run here; and the rule that the slow ones run as their own step."""
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import shutil
+from pathlib import Path
+
+import pytest
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 # Without the background-networking flags Chromium keeps trying to reach Google's hosts.
@@ -16,3 +22,30 @@ LAUNCH_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+
+
+def skip_reason(**packages: str) -> str | None:
+    """Why a browser test cannot run here, or None: Playwright or Chromium is missing, or one of
+    ``packages`` (``module="pip name"``, e.g. ``jupyterlab_rise="jupyterlab-rise"``)."""
+    if importlib.util.find_spec("playwright") is None:
+        return (
+            "playwright is not installed (pip install -r requirements.txt); browser checks skipped"
+        )
+    if CHROMIUM is None:
+        return "no Chromium at /usr/bin/chromium (apt-get install chromium); browser checks skipped"
+    for module, name in packages.items():
+        if importlib.util.find_spec(module) is None:
+            return f"{name} is not installed (pip install -r requirements.txt); skipped"
+    return None
+
+
+def own_step(request: pytest.FixtureRequest) -> None:
+    """Skip the tests of a slow browser file (minutes) unless the file was named on the command
+    line (``.ci/run`` runs each as its own step) or COURSE_BROWSER_TESTS=1 is set."""
+    here = Path(str(request.module.__file__)).resolve()
+    named = any(Path(str(arg).split("::")[0]).resolve() == here for arg in request.config.args)
+    if not named and os.environ.get("COURSE_BROWSER_TESTS") != "1":
+        pytest.skip(
+            f"{here.name} runs as its own step: python -m pytest tests/{here.name} "
+            "(or set COURSE_BROWSER_TESTS=1)"
+        )

@@ -18,7 +18,6 @@ runs when named on the command line or with COURSE_BROWSER_TESTS=1, like the oth
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -30,7 +29,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from _browser import CHROMIUM, LAUNCH_ARGS
+from _browser import CHROMIUM, LAUNCH_ARGS, own_step, skip_reason
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSON = ROOT / "notebooks" / "06_scaled_dot_product_attention.ipynb"
@@ -39,30 +38,15 @@ MIN_BODY_PX, MIN_CODE_PX = 24.0, 18.0
 TOKEN = "rise-test-token"
 
 
-def _skip_reason() -> str | None:
-    if importlib.util.find_spec("playwright") is None:
-        return "playwright is not installed (pip install playwright); browser checks skipped"
-    if CHROMIUM is None:
-        return "no Chromium at /usr/bin/chromium (apt-get install chromium); browser checks skipped"
-    if importlib.util.find_spec("jupyterlab_rise") is None:
-        return "jupyterlab-rise is not installed (pip install -r requirements.txt); skipped"
-    return None
-
-
-pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason() or "")
+_SKIP = skip_reason(jupyterlab_rise="jupyterlab-rise")
+pytestmark = pytest.mark.skipif(_SKIP is not None, reason=_SKIP or "")
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _own_step(request):
     """Starting JupyterLab takes a while: runs when this file is named on the command line or
     with COURSE_BROWSER_TESTS=1, not in a plain run."""
-    here = Path(__file__).resolve()
-    named = any(Path(str(arg).split("::")[0]).resolve() == here for arg in request.config.args)
-    if not named and os.environ.get("COURSE_BROWSER_TESTS") != "1":
-        pytest.skip(
-            "RISE browser test runs as its own step: python -m pytest "
-            "tests/test_rise_browser.py (or set COURSE_BROWSER_TESTS=1)"
-        )
+    own_step(request)
 
 
 def _free_port() -> int:

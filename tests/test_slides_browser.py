@@ -20,15 +20,13 @@ slide's size, for authors splitting a long section.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from _browser import CHROMIUM, LAUNCH_ARGS
+from _browser import CHROMIUM, LAUNCH_ARGS, own_step, skip_reason
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -194,28 +192,15 @@ def build_decks(out: Path, notebooks: list[Path]) -> None:
     subprocess.run(command + [str(p) for p in notebooks], check=True, cwd=ROOT)
 
 
-def _skip_reason() -> str | None:
-    if importlib.util.find_spec("playwright") is None:
-        return "playwright is not installed (pip install playwright); browser checks skipped"
-    if CHROMIUM is None:
-        return "no Chromium at /usr/bin/chromium (apt-get install chromium); browser checks skipped"
-    return None
-
-
-pytestmark = pytest.mark.skipif(_skip_reason() is not None, reason=_skip_reason() or "")
+_SKIP = skip_reason()
+pytestmark = pytest.mark.skipif(_SKIP is not None, reason=_SKIP or "")
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _own_step(request):
     """The browser walk takes minutes: it runs when this file is named on the command line
     (``.ci/run`` does so in its own step) or with COURSE_BROWSER_TESTS=1, not in a plain run."""
-    here = Path(__file__).resolve()
-    named = any(Path(str(arg).split("::")[0]).resolve() == here for arg in request.config.args)
-    if not named and os.environ.get("COURSE_BROWSER_TESTS") != "1":
-        pytest.skip(
-            "slide browser tests run as their own step: python -m pytest "
-            "tests/test_slides_browser.py (or set COURSE_BROWSER_TESTS=1)"
-        )
+    own_step(request)
 
 
 @pytest.fixture(scope="module")
