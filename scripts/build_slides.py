@@ -62,6 +62,7 @@ from tag_slides import SHOW_CODE_TAG, tag_notebook  # noqa: E402
 
 DEFAULT_OUT = ROOT / "_build" / "slides"
 WIDTH, HEIGHT = 1280, 720  # CSS pixels of a slide, = the projector's 720p window at scale 1
+BAND = 32  # CSS pixels at the bottom of a slide with figures, left to the arrows and slide number
 MARKER = ".course-slides"  # marks a folder this script built, so it may replace it
 # where vendor_assets copies each package's files from (checked after copying)
 ASSET_SOURCES = {
@@ -146,11 +147,68 @@ def notes_file(path: Path) -> Path:
 # ---------------------------------------------------------------- the deck
 
 
+# ---------------------------------------------------------------- widgets
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+_SLIDERS = ("IntSliderModel", "FloatSliderModel", "FloatLogSliderModel")
+
+
+def _widget_parts(states: dict, model_id: str) -> list[dict]:
+    """The widget ``model_id`` and every widget inside it, depth first, from the saved state."""
+    model = states.get(model_id)
+    if model is None:
+        return []
+    parts = [model]
+    for child in model.get("state", {}).get("children", []):
+        parts += _widget_parts(states, str(child).removeprefix("IPY_MODEL_"))
+    return parts
+
+
+def widget_text(notebook, model_id: str) -> str:
+    """What a deck shows for a widget, read from its state saved in the notebook: a progress bar
+    as its last text ("reversal: 100% 200/200 steps"), sliders with their values and how to use
+    them; a fixed line where the state is missing."""
+    states = notebook.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    parts = _widget_parts(states, model_id)
+    kinds = [part.get("model_name") for part in parts]
+    values = [part.get("state", {}) for part in parts]
+    if "FloatProgressModel" in kinds:
+        texts = [
+            html.unescape(re.sub(r"<[^>]*>", "", str(v.get("value", "")))).replace("\u2007", " ")
+            for kind, v in zip(kinds, values, strict=True)
+            if kind == "HTMLModel"
+        ]
+        return " ".join(t.strip() for t in texts if t.strip()) + " (a progress bar in Jupyter)"
+    sliders = [
+        f"{v.get('description', '').strip() or 'value'} = {v.get('value', 0):g}"
+        for kind, v in zip(kinds, values, strict=True)
+        if kind in _SLIDERS
+    ]
+    if sliders:
+        shows = "the figure" if "ImageModel" in kinds else "the output"
+        return (
+            f"Interactive in Jupyter: sliders {', '.join(sliders)}. Run this cell in JupyterLab "
+            f"and drag a slider: {shows} is redrawn for the new value."
+        )
+    return "[interactive widget: run this notebook in Jupyter to use it]"
+
+
+def _describe_widgets(notebook) -> None:
+    """Replace each widget output by its text (:func:`widget_text`): a deck has no kernel."""
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            view = output.get("data", {}).get(WIDGET_VIEW)
+            if view is not None:
+                output["data"] = {"text/plain": widget_text(notebook, view.get("model_id", ""))}
+
+
 def slide_notebook(notebook, notes: dict[str, str] | None = None, label: str = "notebook"):
     """A copy of ``notebook`` ready for the deck: tagged, code hidden unless tagged
     ``slide-show-code`` (empty code cells dropped), speaker notes merged."""
     notebook = copy.deepcopy(notebook)
     tag_notebook(notebook)  # in memory only
+    _describe_widgets(notebook)
     for cell in notebook.cells:
         if cell.cell_type != "code" or SHOW_CODE_TAG in cell.metadata.get("tags", []):
             continue
@@ -223,32 +281,44 @@ _CSS = """
 .reveal .jp-RenderedImage { text-align: center; }
 /* the slide number: white on near-black, 15.9:1 (WCAG AA asks 4.5:1; reveal's own is 3.1:1) */
 .reveal .slide-number { font-size: 16px; color: #ffffff; background-color: #222222; }
-/* the arrows show only under the mouse or keyboard focus, never over a figure or a table */
-.reveal .controls { opacity: 0; transition: opacity 0.2s; }
+/* the arrows show only under the mouse or keyboard focus, and sit in one row beside the slide
+   number, in the bottom band that no figure enters (BAND px; see fitSlide) */
+.reveal .controls { opacity: 0; transition: opacity 0.2s; font-size: 7px; bottom: 3px;
+  right: 72px; }
 .reveal .controls:hover, .reveal .controls:focus-within { opacity: 1; }
+.reveal .controls .navigate-left { right: 10.8em; bottom: 0; }
+.reveal .controls .navigate-up { right: 7.2em; bottom: 0; }
+.reveal .controls .navigate-down { right: 3.6em; bottom: 0; padding-bottom: 0; }
+.reveal .controls .navigate-right { right: 0; bottom: 0; }
+.reveal .slide-number { bottom: 6px; }
 .reveal aside.notes { display: none; }
 </style>
 """
 
-# Shrinks the figures of a slide that is taller than the deck (never below half their size);
-# MathJax typesets hidden slides with zero size, so the visible one is typeset again first.
+# Sizes the figures of the slide on screen to the space it has: each as wide as the slide's text,
+# then all shrunk by one factor until the slide ends above the bottom band (where the arrows and
+# the slide number are). Figures carry twice the pixels they are shown with in JupyterLab, so a
+# slide shows them sharp. MathJax typesets hidden slides with zero size, so the visible one is
+# typeset again first.
 _JS = """
 <script>
 Reveal.initialize({controls: true, progress: true, history: true, center: false,
   transition: "none", slideNumber: "c/t", width: %(width)d, height: %(height)d,
   margin: 0, minScale: 0.2, maxScale: 2.0, plugins: [RevealNotes]});
+var BAND = %(band)d;  // px at the bottom of a slide with figures: arrows and slide number
 function fitSlide(slide) {
-  var limit = Reveal.getConfig().height, scale = Reveal.getScale();
+  var scale = Reveal.getScale();
   var images = Array.prototype.slice.call(slide.querySelectorAll('.jp-OutputArea-output img'));
-  images.forEach(function (img) { img.style.maxHeight = ''; });
+  if (!images.length) return;
+  var limit = Reveal.getConfig().height - BAND;
+  var width = function (img) { return img.getBoundingClientRect().width / scale; };
   var height = function (img) { return img.getBoundingClientRect().height / scale; };
-  var full = images.map(height);
-  for (var round = 0; round < 3 && slide.scrollHeight > limit && images.length; round++) {
-    var now = images.map(height), total = now.reduce(function (a, b) { return a + b; }, 0);
-    var factor = (total - (slide.scrollHeight - limit) - 2) / total;
-    images.forEach(function (img, i) {  // never below half the full-width size
-      img.style.maxHeight = Math.floor(Math.max(0.5 * full[i], now[i] * factor)) + 'px';
-      img.style.width = 'auto'; });
+  images.forEach(function (img) { img.style.maxHeight = ''; img.style.width = '100%%'; });
+  for (var round = 0; round < 4 && slide.scrollHeight > limit; round++) {
+    var total = images.map(height).reduce(function (a, b) { return a + b; }, 0);
+    var factor = Math.max(0.05, (total - (slide.scrollHeight - limit) - 1) / total);
+    images.forEach(function (img) {
+      img.style.width = Math.floor(width(img) * factor) + 'px'; });
   }
 }
 function showSlide(slide) {
@@ -275,7 +345,7 @@ _TEMPLATE = (  # after the course's offline head (_offline_html.course_template)
     "{% block footer_js %}\n"
     '<script src="{{ resources.reveal.url_prefix }}/dist/reveal.js"></script>\n'
     '<script src="{{ resources.reveal.url_prefix }}/plugin/notes/notes.js"></script>\n'
-    + _JS % {"width": WIDTH, "height": HEIGHT}
+    + _JS % {"width": WIDTH, "height": HEIGHT, "band": BAND}
     + "{% endblock footer_js %}\n"
 )
 
