@@ -78,22 +78,32 @@ def set_style(dpi: int = 80, png_scale: int = 2) -> None:
 
 # --- What a figure's smallest text is, recorded in its PNG --------------------------------------
 
-TEXT_SIZE_KEY = "Smallest text"  # the PNG text chunk that records it (JSON: pt, dpi, px, text)
+TEXT_SIZE_KEY = "Smallest text"  # the PNG text chunk that records it (JSON, figure_png)
+
+
+@dataclass
+class _Drawn:
+    """The texts matplotlib drew, and where each landed (pixels) on each renderer it drew on."""
+
+    texts: list[Text]
+    boxes: list[tuple[int, Text, object]]  # (id of the renderer, text, its window extent)
 
 
 @contextlib.contextmanager
-def _drawn_texts() -> Iterator[list[Text]]:
+def _drawn_texts() -> Iterator[_Drawn]:
     """Collect every text that matplotlib draws inside the block (visible and not blank).
 
     ``Text.draw`` is wrapped while the block runs, so a tick label outside the axes' range, an
     invisible axis or an empty annotation (an arrow alone) never counts: only what is drawn."""
-    drawn: list[Text] = []
+    drawn = _Drawn([], [])
     original = Text.draw
 
     def draw(self, renderer, *args, **kwargs):
+        result = original(self, renderer, *args, **kwargs)
         if self.get_visible() and self.get_text().strip():
-            drawn.append(self)
-        return original(self, renderer, *args, **kwargs)
+            drawn.texts.append(self)
+            drawn.boxes.append((id(renderer), self, self.get_window_extent(renderer)))
+        return result
 
     Text.draw = draw
     try:
@@ -102,11 +112,29 @@ def _drawn_texts() -> Iterator[list[Text]]:
         Text.draw = original
 
 
-def _smallest(drawn: list[Text]) -> tuple[float, str]:
-    if not drawn:
+def _smallest(drawn: _Drawn) -> tuple[float, str]:
+    if not drawn.texts:
         return float("inf"), ""
-    text = min(drawn, key=lambda artist: artist.get_fontsize())
+    text = min(drawn.texts, key=lambda artist: artist.get_fontsize())
     return float(text.get_fontsize()), text.get_text().strip()
+
+
+def _overlapping(drawn: _Drawn, dpi: float) -> list[tuple[str, str]]:
+    """Pairs of texts drawn over each other in the last drawing (the PNG): boxes that share more
+    than a quarter of the smaller font's size both across and down (crowded tick labels, a
+    title running into its neighbour's); the little overlap of stacked labels' line boxes
+    does not count."""
+    last = drawn.boxes[-1][0] if drawn.boxes else None
+    boxes = [(text, box) for renderer, text, box in drawn.boxes if renderer == last]
+    pairs = []
+    for i, (a, box_a) in enumerate(boxes):
+        for b, box_b in boxes[i + 1 :]:
+            margin = 0.25 * min(a.get_fontsize(), b.get_fontsize()) * dpi / 72
+            across = min(box_a.x1, box_b.x1) - max(box_a.x0, box_b.x0)
+            down = min(box_a.y1, box_b.y1) - max(box_a.y0, box_b.y0)
+            if across > margin and down > margin:
+                pairs.append((a.get_text().strip()[:30], b.get_text().strip()[:30]))
+    return pairs
 
 
 def _check_figure(fig) -> Figure:
@@ -136,8 +164,9 @@ def _png_chunk(kind: bytes, data: bytes) -> bytes:
 def figure_png(fig, dpi: float | None = None) -> bytes:
     """``fig`` as a PNG cropped to its content, as Jupyter shows it, with a text chunk
     ``TEXT_SIZE_KEY`` recording its smallest text: ``{"pt", "dpi", "px", "text"}`` (``px`` =
-    ``pt x dpi / 72``, the text's size in pixels of this PNG). ``dpi`` defaults to the
-    figure's. Used for every figure of notebooks 00 to 17 (``set_style`` makes Jupyter show
+    ``pt x dpi / 72``, the text's size in pixels of this PNG), and how many pairs of its texts
+    overlap (``"overlaps"``, with up to three ``"overlapping"`` pairs: crowded tick labels, a
+    title running into another). ``dpi`` defaults to the figure's. Used for every figure of notebooks 00 to 17 (``set_style`` makes Jupyter show
     figures with it); :func:`read_text_size` reads the record back.
     """
     fig = _check_figure(fig)
@@ -154,8 +183,10 @@ def figure_png(fig, dpi: float | None = None) -> bytes:
         )
     points, text = _smallest(drawn)
     record = {"pt": points, "dpi": dpi, "px": round(points * dpi / 72, 3), "text": text[:60]}
-    if not drawn:
+    if not drawn.texts:
         record.update(pt=None, px=None)
+    overlaps = _overlapping(drawn, dpi)
+    record.update(overlaps=len(overlaps), overlapping=overlaps[:3])
     png = buffer.getvalue()
     chunk = TEXT_SIZE_KEY.encode("latin-1") + b"\0" + json.dumps(record).encode("ascii")
     end_of_header = 8 + 25  # the signature, then IHDR (4 length + 4 type + 13 data + 4 CRC)

@@ -22,7 +22,12 @@ The slide convention (``notebooks/README.md``):
   continued), the question for the room first: the lecturer sees them in the speaker view, learners
   never do;
 - the deck is 1280x720 CSS pixels shown at scale 1 in a 1280x720 window: body text 24 px, code
-  18 px, figures shrunk (never below half size) to the height the slide has left.
+  18 px; each figure is shown as wide as the slide's text (1208 px), and a slide's figures are
+  shrunk by one factor until the slide ends above a band of ``BAND`` px at the bottom, where the
+  navigation arrows (in one row, shown under the mouse or keyboard focus) and the slide number
+  are. Figures come from the notebooks at twice the pixels JupyterLab shows (``helpers.plots``),
+  so an enlarged figure stays sharp; ``tests/test_slides_browser.py`` checks that the smallest
+  text of every figure is at least 18 px on screen.
 
 The build is safe to interrupt: it writes into a fresh folder beside ``--out``, checks every copied
 asset against its source (re-copying a damaged one) and only then replaces ``--out``. HTML in

@@ -5,9 +5,9 @@ can show it at 18 px or more on a 1280x720 slide.
 twice the pixels it is shown with in JupyterLab and a text chunk holding the font size (points)
 of the smallest text matplotlib drew in it, its dpi and that size in pixels of the PNG. The deck
 test (``tests/test_slides_browser.py``) multiplies it by the scale Chromium shows the PNG at.
-These tests need no browser: the record itself, then a bound every lesson figure must meet on
-any slide (its text at 18 px when the figure is as wide as the slide's text, 1208 px, and no
-taller than a slide with a heading leaves, ``MAX_FIGURE_HEIGHT``).
+These tests need no browser: the record itself, then what every lesson figure must meet on any
+slide (its text at 18 px when the figure is as wide as the slide's text, 1208 px, and no taller
+than a slide with a heading leaves, ``MAX_FIGURE_HEIGHT``; no text drawn over another).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import nbformat  # noqa: E402
+import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from PIL import Image  # noqa: E402
 
@@ -79,7 +80,14 @@ def test_figure_png_records_its_smallest_text_and_dpi(figure):
     fig, ax = figure
     ax.annotate("tiny", (1, 1), fontsize=8)
     png = plots.figure_png(fig, dpi=160)
-    assert plots.read_text_size(png) == {"pt": 8.0, "dpi": 160.0, "px": 17.778, "text": "tiny"}
+    assert plots.read_text_size(png) == {
+        "pt": 8.0,
+        "dpi": 160.0,
+        "px": 17.778,
+        "text": "tiny",
+        "overlaps": 0,
+        "overlapping": [],
+    }
     image = Image.open(io.BytesIO(png))
     image.load()  # every chunk's checksum holds
     assert image.text[plots.TEXT_SIZE_KEY].startswith('{"pt": 8.0')
@@ -88,6 +96,25 @@ def test_figure_png_records_its_smallest_text_and_dpi(figure):
     assert Image.open(plain).size == image.size  # the same picture, cropped as Jupyter does
     assert plots.read_text_size(plain.getvalue()) is None
     assert plots.read_text_size(plots.figure_png(fig))["dpi"] == 80.0  # the figure's own
+
+
+def test_figure_png_counts_texts_drawn_over_each_other():
+    """Seventeen labels on a small heat map collide; on a large one they do not (stacked
+    labels' line boxes touch, their letters do not); two notes at one place do."""
+    labels = [str(i) for i in range(17)]
+    with plt.rc_context({"font.size": 13}):
+        fig, ax = plt.subplots(figsize=(3, 2.5))
+        plots.plot_attention(np.eye(17), labels, labels, ax=ax)
+    record = plots.read_text_size(plots.figure_png(fig, dpi=160))
+    assert record["overlaps"] > 10 and record["overlapping"][0] == ["0", "1"]
+    fig.set_size_inches(9, 6)
+    assert plots.read_text_size(plots.figure_png(fig, dpi=160))["overlaps"] == 0
+    ax.annotate("a note", (3, 3))
+    ax.annotate("another", (3.5, 3))  # written over the first
+    assert plots.read_text_size(plots.figure_png(fig, dpi=160))["overlapping"] == [
+        ["a note", "another"]
+    ]
+    plt.close(fig)
 
 
 def test_a_figure_without_text_records_none():
@@ -153,6 +180,16 @@ def test_every_lesson_figure_can_show_its_text_at_18_px_on_a_slide():
         if best_slide_px(png) < MIN_PX
     ]
     assert not bad, "figures too large for their smallest text:\n" + "\n".join(bad)
+
+
+def test_no_lesson_figure_draws_text_over_text():
+    """Crowded tick labels, or a title running into its neighbour, are unreadable at any size."""
+    bad = [
+        f"{where}: {plots.read_text_size(png)['overlapping']}"
+        for where, png, _ in FIGURES
+        if plots.read_text_size(png).get("overlaps", 1)
+    ]
+    assert not bad, "figures with texts drawn over each other:\n" + "\n".join(bad)
 
 
 def test_jupyterlab_shows_each_figure_at_a_readable_size():

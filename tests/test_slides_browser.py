@@ -7,12 +7,20 @@ every slide and checks that
 - no slide overflows, vertically or horizontally (nothing the deck would have to scroll, no
   output block scrolling inside the slide);
 - body text is at least 24 px and code at least 18 px on screen (CSS size x reveal's scale);
+- the smallest text of every figure is at least 18 px on screen: the font size (points) and dpi
+  its PNG records (``helpers.plots.figure_png``, from the texts matplotlib drew) x dpi / 72 x the
+  scale Chromium shows the PNG at; and each figure fills its slide (as wide as the slide's text,
+  or as tall as the room left above the bottom band). A fixture with an 8 pt label must fail;
+- neither the navigation arrows (where they show, under the mouse) nor the slide number covers
+  any line of text, formula or figure;
+- every slide has a heading, or a line of text before its first figure, saying what it shows;
 - no request leaves the machine (only ``file:`` and ``data:`` URLs are allowed);
 - pressing ``S`` opens the speaker view with the deck's notes, offline (notes from a fixture).
 
 Skips with a message where Playwright or Chromium is missing. ``.ci/run`` runs this file as its own
-step; ``python tests/test_slides_browser.py DIR`` measures an already built folder and prints every
-slide's size, for authors splitting a long section.
+step; ``python tests/test_slides_browser.py DIR`` measures an already built folder and prints each
+deck's smallest figure text and every problem (overflow, small or unfilled figure, covered
+text), for authors splitting a long section.
 """
 
 from __future__ import annotations
