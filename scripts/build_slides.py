@@ -24,8 +24,8 @@ The slide convention (``notebooks/README.md``):
 - the deck is 1280x720 CSS pixels shown at scale 1 in a 1280x720 window: body text 24 px, code
   18 px; each figure is shown as wide as the slide's text (1208 px), and a slide's figures are
   shrunk by one factor until the slide ends above a band of ``BAND`` px at the bottom, where the
-  navigation arrows (in one row, shown under the mouse or keyboard focus) and the slide number
-  are. Figures come from the notebooks at twice the pixels JupyterLab shows (``helpers.plots``),
+  slide number is; the navigation arrows (shown under the mouse or keyboard focus) stand in one
+  column in the slide's right padding, above the slide number. Figures come from the notebooks at twice the pixels JupyterLab shows (``helpers.plots``),
   so an enlarged figure stays sharp; ``tests/test_slides_browser.py`` checks that the smallest
   text of every figure is at least 18 px on screen.
 
@@ -67,7 +67,7 @@ from tag_slides import SHOW_CODE_TAG, tag_notebook  # noqa: E402
 
 DEFAULT_OUT = ROOT / "_build" / "slides"
 WIDTH, HEIGHT = 1280, 720  # CSS pixels of a slide, = the projector's 720p window at scale 1
-BAND = 32  # CSS pixels at the bottom of a slide with figures, left to the arrows and slide number
+BAND = 32  # CSS pixels at the bottom of a slide with figures, left to the slide number
 MARKER = ".course-slides"  # marks a folder this script built, so it may replace it
 # where vendor_assets copies each package's files from (checked after copying)
 ASSET_SOURCES = {
@@ -260,6 +260,9 @@ _CSS = """
   --jp-cell-collapser-width: 0px; --jp-cell-padding: 0px; }
 .reveal { font-size: 24px; }
 .reveal .slides section { padding: 8px 36px 4px 36px; box-sizing: border-box; }
+/* a vertical stack only holds its subslides: its own padding would push them 36 px right,
+   their right padding off the screen and their text to the window's edge */
+.reveal .slides section.stack { padding: 0; }
 .reveal .slides > section, .reveal .slides > section > section { height: auto; }
 .reveal h1, .reveal h2, .reveal h3 { text-transform: none; }
 .reveal h1 { font-size: 42px; margin: 0 0 10px 0; }
@@ -286,23 +289,23 @@ _CSS = """
 .reveal .jp-RenderedImage { text-align: center; }
 /* the slide number: white on near-black, 15.9:1 (WCAG AA asks 4.5:1; reveal's own is 3.1:1) */
 .reveal .slide-number { font-size: 16px; color: #ffffff; background-color: #222222; }
-/* the arrows show only under the mouse or keyboard focus, and sit in one row beside the slide
-   number, in the bottom band that no figure enters (BAND px; see fitSlide) */
-.reveal .controls { opacity: 0; transition: opacity 0.2s; font-size: 7px; bottom: 3px;
-  right: 72px; }
+/* the arrows show only under the mouse or keyboard focus, in one column in the slide's right
+   padding (36 px, where no text or figure goes) above the slide number; figures end above a
+   band of BAND px (see fitSlide), so the slide number covers none */
+.reveal .controls { opacity: 0; transition: opacity 0.2s; font-size: 7px; bottom: 38px;
+  right: 4px; }
 .reveal .controls:hover, .reveal .controls:focus-within { opacity: 1; }
-.reveal .controls .navigate-left { right: 10.8em; bottom: 0; }
-.reveal .controls .navigate-up { right: 7.2em; bottom: 0; }
-.reveal .controls .navigate-down { right: 3.6em; bottom: 0; padding-bottom: 0; }
-.reveal .controls .navigate-right { right: 0; bottom: 0; }
+.reveal .controls .navigate-up { right: 0; bottom: 10.8em; }
+.reveal .controls .navigate-left { right: 0; bottom: 7.2em; }
+.reveal .controls .navigate-right { right: 0; bottom: 3.6em; }
+.reveal .controls .navigate-down { right: 0; bottom: 0; padding-bottom: 0; }
 .reveal .slide-number { bottom: 6px; }
 .reveal aside.notes { display: none; }
 </style>
 """
 
 # Sizes the figures of the slide on screen to the space it has: each as wide as the slide's text,
-# then all shrunk by one factor until the slide ends above the bottom band (where the arrows and
-# the slide number are). Figures carry twice the pixels they are shown with in JupyterLab, so a
+# then all shrunk by one factor until the slide ends above the bottom band (the slide number's). Figures carry twice the pixels they are shown with in JupyterLab, so a
 # slide shows them sharp. MathJax typesets hidden slides with zero size, so the visible one is
 # typeset again first.
 _JS = """
@@ -310,7 +313,7 @@ _JS = """
 Reveal.initialize({controls: true, progress: true, history: true, center: false,
   transition: "none", slideNumber: "c/t", width: %(width)d, height: %(height)d,
   margin: 0, minScale: 0.2, maxScale: 2.0, plugins: [RevealNotes]});
-var BAND = %(band)d;  // px at the bottom of a slide with figures: arrows and slide number
+var BAND = %(band)d;  // px at the bottom of a slide with figures: the slide number's
 function fitSlide(slide) {
   var scale = Reveal.getScale();
   var images = Array.prototype.slice.call(slide.querySelectorAll('.jp-OutputArea-output img'));
