@@ -35,7 +35,7 @@ from _course import lesson_notebooks  # noqa: E402
 
 MIN_PX = 18.0  # the smallest text of a figure on a slide, on screen
 SLIDE_TEXT_WIDTH = 1208  # a 1280 px slide less its 36 px side paddings
-MAX_FIGURE_HEIGHT = 600  # 720 px less the bottom band (32), paddings (12) and a heading (~76)
+MAX_FIGURE_HEIGHT = 628  # 720 px less the bottom band (32), paddings (12) and a small heading (48)
 
 
 @pytest.fixture
