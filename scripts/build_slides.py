@@ -305,9 +305,9 @@ _CSS = """
 """
 
 # Sizes the figures of the slide on screen to the space it has: each as wide as the slide's text,
-# then all shrunk by one factor until the slide ends above the bottom band (the slide number's). Figures carry twice the pixels they are shown with in JupyterLab, so a
-# slide shows them sharp. MathJax typesets hidden slides with zero size, so the visible one is
-# typeset again first.
+# then all shrunk by one factor until the slide ends above the bottom band (the slide number's).
+# Figures carry twice the pixels they are shown with in JupyterLab, so a slide shows them sharp.
+# MathJax typesets hidden slides with zero size, so the visible one is typeset again first.
 _JS = """
 <script>
 Reveal.initialize({controls: true, progress: true, history: true, center: false,
@@ -318,10 +318,13 @@ function fitSlide(slide) {
   var scale = Reveal.getScale();
   var images = Array.prototype.slice.call(slide.querySelectorAll('.jp-OutputArea-output img'));
   if (!images.length) return;
+  images.forEach(function (img) {  // sized again once a picture is decoded
+    if (!img.complete) img.addEventListener('load', function () { fitSlide(slide); },
+      {once: true}); });
   var limit = Reveal.getConfig().height - BAND;
   var width = function (img) { return img.getBoundingClientRect().width / scale; };
   var height = function (img) { return img.getBoundingClientRect().height / scale; };
-  images.forEach(function (img) { img.style.maxHeight = ''; img.style.width = '100%%'; });
+  images.forEach(function (img) { img.style.width = '100%%'; });
   for (var round = 0; round < 4 && slide.scrollHeight > limit; round++) {
     var total = images.map(height).reduce(function (a, b) { return a + b; }, 0);
     var factor = Math.max(0.05, (total - (slide.scrollHeight - limit) - 1) / total);
