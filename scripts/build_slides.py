@@ -334,6 +334,7 @@ function fitSlide(slide) {
 }
 function showSlide(slide) {
   if (!slide) return;
+  fitSlide(slide);  // at once, and again once the slide's formulas are typeset
   if (window.MathJax && MathJax.Hub) {
     MathJax.Hub.Queue(['Rerender', MathJax.Hub, slide], [fitSlide, slide]);
   } else { fitSlide(slide); }
