@@ -8,20 +8,35 @@ numbers (nbval compares text, not images).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import importlib
+import io
+import json
+import struct
+import sys
+import zlib
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch, Rectangle
+from matplotlib.text import Text
 
-from ._checks import require_bool, require_choice, require_int
+from ._checks import require_bool, require_choice, require_int, require_positive_float
 from ._convert import as_numpy
 
 __all__ = [
     "ENCODING_CMAP",
     "ATTENTION_CMAP",
     "set_style",
+    "smallest_text",
+    "figure_png",
+    "read_text_size",
+    "TEXT_SIZE_KEY",
     "plot_encoding",
     "plot_attention",
     "draw_transformer",
@@ -33,24 +48,195 @@ ENCODING_CMAP = "RdBu_r"  # diverging, centred on 0: blue negative, red positive
 ATTENTION_CMAP = "viridis"  # sequential, perceptually uniform
 
 
-def set_style(dpi: int = 80) -> None:
+def set_style(dpi: int = 80, png_scale: int = 2) -> None:
     """Course-wide figure style: readable on a projector, light in a committed notebook.
 
-    Used in the set-up cell of every lesson (notebooks 00 to 15).
+    ``dpi`` sets the size a figure is shown at in JupyterLab (``figsize`` inches x ``dpi``
+    pixels); in a Jupyter kernel the PNG itself holds ``png_scale`` times as many pixels, so
+    that it stays sharp when a deck enlarges it to a projector's slide, and records the size
+    of its smallest text (see :func:`figure_png`). Used in the set-up cell of every lesson
+    (notebooks 00 to 17).
     """
     dpi = require_int("dpi", dpi, minimum=1)
+    png_scale = require_int("png_scale", png_scale, minimum=1, maximum=4)
     plt.rcParams.update(
         {
             "figure.figsize": (7.0, 3.6),
             "figure.dpi": dpi,
             "savefig.dpi": dpi,
-            "font.size": 11,
-            "axes.titlesize": 12,
-            "axes.labelsize": 11,
+            # 13 pt at 80 dpi is 14.4 px, JupyterLab's text size; on a slide, where a figure
+            # is shown larger, it reaches 18 px once a 7-inch figure is 700 px wide
+            "font.size": 13,
+            "axes.titlesize": 14,
+            "axes.labelsize": 13,
             "axes.grid": False,
             "image.cmap": ATTENTION_CMAP,
         }
     )
+    _show_figures_as_recorded_png(png_scale)
+
+
+# --- What a figure's smallest text is, recorded in its PNG --------------------------------------
+
+TEXT_SIZE_KEY = "Smallest text"  # the PNG text chunk that records it (JSON, figure_png)
+
+
+@dataclass
+class _Drawn:
+    """The texts matplotlib drew, and where each landed (pixels) on each renderer it drew on."""
+
+    texts: list[Text]
+    boxes: list[tuple[int, Text, object]]  # (id of the renderer, text, its window extent)
+
+
+@contextlib.contextmanager
+def _drawn_texts() -> Iterator[_Drawn]:
+    """Collect every text that matplotlib draws inside the block (visible and not blank).
+
+    ``Text.draw`` is wrapped while the block runs, so a tick label outside the axes' range, an
+    invisible axis or an empty annotation (an arrow alone) never counts: only what is drawn."""
+    drawn = _Drawn([], [])
+    original = Text.draw
+
+    def draw(self, renderer, *args, **kwargs):
+        result = original(self, renderer, *args, **kwargs)
+        if self.get_visible() and self.get_text().strip():
+            drawn.texts.append(self)
+            drawn.boxes.append((id(renderer), self, self.get_window_extent(renderer)))
+        return result
+
+    Text.draw = draw
+    try:
+        yield drawn
+    finally:
+        Text.draw = original
+
+
+def _smallest(drawn: _Drawn) -> tuple[float, str]:
+    if not drawn.texts:
+        return float("inf"), ""
+    text = min(drawn.texts, key=lambda artist: artist.get_fontsize())
+    return float(text.get_fontsize()), text.get_text().strip()
+
+
+def _overlapping(drawn: _Drawn, dpi: float) -> list[tuple[str, str]]:
+    """Pairs of texts drawn over each other in the last drawing (the PNG): boxes that share more
+    than a quarter of the smaller font's size both across and down (crowded tick labels, a
+    title running into its neighbour's); the little overlap of stacked labels' line boxes
+    does not count."""
+    last = drawn.boxes[-1][0] if drawn.boxes else None
+    boxes = [(text, box) for renderer, text, box in drawn.boxes if renderer == last]
+    pairs = []
+    for i, (a, box_a) in enumerate(boxes):
+        for b, box_b in boxes[i + 1 :]:
+            margin = 0.25 * min(a.get_fontsize(), b.get_fontsize()) * dpi / 72
+            across = min(box_a.x1, box_b.x1) - max(box_a.x0, box_b.x0)
+            down = min(box_a.y1, box_b.y1) - max(box_a.y0, box_b.y0)
+            if across > margin and down > margin:
+                pairs.append((a.get_text().strip()[:30], b.get_text().strip()[:30]))
+    return pairs
+
+
+def _check_figure(fig) -> Figure:
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    return fig
+
+
+def smallest_text(fig) -> tuple[float, str]:
+    """The font size in points of the smallest text drawn in ``fig``, and that text.
+
+    Every drawn text counts: titles, axis and tick labels, legend entries, colour-bar labels,
+    annotations, text in boxes. ``(inf, "")`` for a figure without text. Shown on a slide, the
+    text is ``points x dpi / 72`` pixels of the PNG tall, times the scale the slide shows the
+    PNG at. Used for every figure of notebooks 00 to 17 (through :func:`figure_png`).
+    """
+    fig = _check_figure(fig)
+    with _drawn_texts() as drawn:
+        fig.draw_without_rendering()
+    return _smallest(drawn)
+
+
+def _png_chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def figure_png(fig, dpi: float | None = None) -> bytes:
+    """``fig`` as a PNG cropped to its content, as Jupyter shows it, with a text chunk
+    ``TEXT_SIZE_KEY`` recording its smallest text: ``{"pt", "dpi", "px", "text"}`` (``px`` =
+    ``pt x dpi / 72``, the text's size in pixels of this PNG), and how many pairs of its texts
+    overlap (``"overlaps"``, with up to three ``"overlapping"`` pairs: crowded tick labels, a
+    title running into another). ``dpi`` defaults to the figure's. Used for every figure of notebooks 00 to 17 (``set_style`` makes Jupyter show
+    figures with it); :func:`read_text_size` reads the record back.
+    """
+    fig = _check_figure(fig)
+    dpi = fig.dpi if dpi is None else require_positive_float("dpi", dpi)
+    buffer = io.BytesIO()
+    with _drawn_texts() as drawn:
+        fig.savefig(
+            buffer,
+            format="png",
+            dpi=dpi,
+            bbox_inches="tight",
+            facecolor=fig.get_facecolor(),
+            edgecolor=fig.get_edgecolor(),
+        )
+    points, text = _smallest(drawn)
+    record = {"pt": points, "dpi": dpi, "px": round(points * dpi / 72, 3), "text": text[:60]}
+    if not drawn.texts:
+        record.update(pt=None, px=None)
+    overlaps = _overlapping(drawn, dpi)
+    record.update(overlaps=len(overlaps), overlapping=overlaps[:3])
+    png = buffer.getvalue()
+    chunk = TEXT_SIZE_KEY.encode("latin-1") + b"\0" + json.dumps(record).encode("ascii")
+    end_of_header = 8 + 25  # the signature, then IHDR (4 length + 4 type + 13 data + 4 CRC)
+    return png[:end_of_header] + _png_chunk(b"tEXt", chunk) + png[end_of_header:]
+
+
+def read_text_size(png: bytes) -> dict | None:
+    """The smallest-text record a PNG from :func:`figure_png` carries, or None without one.
+
+    Reads the chunks up to the image data (where :func:`figure_png` puts the record), so the
+    first kilobyte or so of the file is enough. Used by the deck tests for notebooks 00 to 17.
+    """
+    if not isinstance(png, bytes | bytearray):
+        raise TypeError(f"png must be bytes, got {type(png).__name__}")
+    if png[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError(f"png must start with the PNG signature, got {bytes(png[:8])!r}")
+    at = 8
+    while at + 8 <= len(png):
+        length, kind = struct.unpack(">I4s", png[at : at + 8])
+        if kind in (b"IDAT", b"IEND"):
+            return None
+        data = png[at + 8 : at + 8 + length]
+        key, _, value = bytes(data).partition(b"\0")
+        if kind == b"tEXt" and key == TEXT_SIZE_KEY.encode("latin-1"):
+            return json.loads(value)
+        at += 12 + length
+    return None
+
+
+def _figure_output(fig: Figure, png_scale: int) -> tuple[bytes, dict] | None:
+    """Jupyter's PNG of ``fig``: ``png_scale`` times the pixels, shown at the style's size."""
+    if not fig.axes and not fig.lines:
+        return None  # as IPython: an empty figure shows nothing
+    png = figure_png(fig, dpi=fig.dpi * png_scale)
+    width, height = struct.unpack(">II", png[16:24])
+    return png, {"width": width // png_scale, "height": height // png_scale}
+
+
+def _show_figures_as_recorded_png(png_scale: int) -> None:
+    """In a Jupyter kernel with matplotlib's inline backend, show figures with
+    :func:`figure_png`. The backend registers its own PNG formatter when it loads (on the first
+    figure), so it is loaded first and then replaced; elsewhere nothing changes."""
+    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+    if shell is None or not hasattr(shell, "display_formatter"):
+        return
+    if "inline" not in matplotlib.get_backend():
+        return
+    importlib.import_module("matplotlib_inline.backend_inline")
+    formatter = shell.display_formatter.formatters["image/png"]
+    formatter.for_type(Figure, partial(_figure_output, png_scale=png_scale))
 
 
 def _check_labels(name: str, labels: Sequence[str] | None, axis: str, size: int) -> None:
@@ -166,12 +352,21 @@ _MASKS = {
     "cross_attention": "source padding",
 }
 _DECODER_ONLY_MASK = "padding + causal"
-_ROW = 0.8  # height of a box, in data units
-_THIN = 0.42  # height of a dropout box
-_TALL = 1.15  # height of an attention box (two lines: name and mask)
-_GAP = 0.42
-_WIDTH = 4.0
-_COLUMN = 6.0  # distance between the centres of the two stacks
+# The diagram is laid out in ems of its text (one data unit = _FONT points), tight enough that
+# its smallest text reaches 18 px on a 1280x720 slide: every label is _FONT points, a box is
+# little taller than its text, a dropout box sits right on the sublayer below it.
+_FONT = 13.0  # points: all text of the diagram (the title one point more)
+_ROW = 1.3  # height of a box of one line
+_MATH_ROW = 1.5  # a box whose label holds a formula (sqrt)
+_THIN = 1.15  # height of a dropout box
+_TALL = 2.4  # height of an attention box (two lines: name and mask)
+_GAP = 0.45  # between boxes: room for an arrow
+_HUG = 0.1  # around a dropout box: no arrow
+_WIDTH = 19.5  # a box: its longest label in bold fits
+_LANE = 0.65  # residual arrows run this far right of a box
+_FRAME = (0.4, 1.3)  # a layer's dotted frame, beyond the box on the left and on the right
+_COLUMN = 25.0  # distance between the centres of the two stacks
+_SIDE_LABEL = 5.0  # room for "encoder / layer / x 6" beside a frame
 
 
 @dataclass(frozen=True)
@@ -285,6 +480,12 @@ _SUBLAYER_INPUTS = (
 )
 
 
+def _box_height(kind: str, label: str) -> float:
+    if kind == "dropout":
+        return _THIN
+    return _TALL if "\n" in label else _MATH_ROW if "$" in label else _ROW
+
+
 def _layout_stack(
     stack: str, rows: list[tuple[str, str, str]], x: float, lit: set[str]
 ) -> tuple[list[DiagramBox], list[DiagramArrow]]:
@@ -294,18 +495,19 @@ def _layout_stack(
     arrows: list[DiagramArrow] = []
     y, previous, branch = 0.0, None, None
     for part, kind, label in rows:
-        height = _THIN if kind == "dropout" else _TALL if "\n" in label else _ROW
+        height = _box_height(kind, label)
         name = f"{stack}.{part}"
         mask = label.split("mask: ")[1] if "mask: " in label else None
-        boxes.append(DiagramBox(name, kind, label, stack, x, y, _WIDTH, height, mask, kind in lit))
         if previous is not None:
+            y += _HUG if "dropout" in (kind, boxes[-1].kind) else _GAP
             arrows.append(DiagramArrow(previous, name, "flow"))
+        boxes.append(DiagramBox(name, kind, label, stack, x, y, _WIDTH, height, mask, kind in lit))
         if kind in _SUBLAYER_INPUTS and branch is None and part != "final_norm":
             branch = previous
         if kind in ("add", "add_norm"):
             arrows.append(DiagramArrow(branch, name, "residual"))
             branch = None
-        previous, y = name, y + height + _GAP
+        previous, y = name, y + height
     return boxes, arrows
 
 
@@ -334,7 +536,7 @@ def draw_transformer(
     layers: dict[str, list[str]] = {}
     for column, stack in enumerate(stacks):
         rows, layers[stack] = _stack_rows(stack, variant, norm_first)
-        x = 1.6 + _WIDTH / 2 + column * _COLUMN
+        x = _SIDE_LABEL + _FRAME[0] + _WIDTH / 2 + column * _COLUMN
         stack_boxes, stack_arrows = _layout_stack(stack, rows, x, lit)
         boxes += stack_boxes
         arrows += stack_arrows
@@ -352,14 +554,36 @@ def draw_transformer(
     }
 
 
+def _title(variant: str, norm_first: bool, highlight: str | None) -> str:
+    placement = "pre-LN (norm_first=True)" if norm_first else "post-LN (as in Vaswani et al. 2017)"
+    name = "Decoder-only" if variant == "decoder-only" else "Encoder-decoder"
+    # beside the decoder's top, above the shorter encoder: one clause a line
+    title = (
+        f"{name} Transformer,\n{placement}"
+        if variant != "decoder-only"
+        else (f"{name} Transformer, {placement}")
+    )
+    if highlight:
+        title += f"\nhighlighted: {highlight.replace('_', ' ')}"
+    return title
+
+
 def _render(boxes, arrows, layers, num_layers, highlight, variant, norm_first, ax) -> None:
     """Draw the boxes, arrows and layer frames computed by ``draw_transformer``."""
     by_name = {box.name: box for box in boxes}
-    height = max(box.y + box.height for box in boxes)
-    width = _COLUMN * (len(layers) - 1) + _WIDTH + 4.0
+    above = {a.start: by_name[a.end] for a in arrows if a.kind == "flow"}
+    tops = {stack: max(b.y + b.height for b in boxes if b.stack == stack) for stack in layers}
+    title = _title(variant, norm_first, highlight)
+    title_height = (title.count("\n") + 1) * 1.25 * (_FONT + 1) / _FONT + 0.3
+    if variant == "decoder-only":
+        height = tops["decoder"] + title_height
+    else:  # the title sits above the encoder and the "keys, values" label, left of the decoder
+        height = max(tops["decoder"] + 0.1, tops["encoder"] + 2.2 + title_height)
+    width = _COLUMN * (len(layers) - 1) + 2 * (_SIDE_LABEL + _FRAME[0]) + _WIDTH + _FRAME[1]
     if ax is None:
-        fig, ax = plt.subplots(figsize=(0.75 * width, 0.36 * height + 0.9))
-        fig.subplots_adjust(left=0.0, right=1.0, bottom=0.0, top=1.0 - 0.8 / (0.36 * height + 0.9))
+        inch = _FONT / 72  # one data unit: an em of the diagram's text
+        fig, ax = plt.subplots(figsize=(width * inch, (height + 0.1) * inch))
+        fig.subplots_adjust(left=0.0, right=1.0, bottom=0.0, top=1.0)
     dim = bool(highlight)
     for box in boxes:
         ax.add_patch(
@@ -367,7 +591,7 @@ def _render(boxes, arrows, layers, num_layers, highlight, variant, norm_first, a
                 (box.x - box.width / 2, box.y),
                 box.width,
                 box.height,
-                boxstyle="round,pad=0,rounding_size=0.12",
+                boxstyle="round,pad=0,rounding_size=0.3",
                 facecolor=_FILL[box.kind],
                 edgecolor=_EDGE_HIGHLIGHT if box.highlighted else "0.25",
                 linewidth=3.0 if box.highlighted else 1.0,
@@ -381,61 +605,64 @@ def _render(boxes, arrows, layers, num_layers, highlight, variant, norm_first, a
             box.label,
             ha="center",
             va="center",
-            fontsize=9 if box.kind == "dropout" else 11,
+            fontsize=_FONT,
+            linespacing=1.15,
             fontweight="bold" if box.highlighted else "normal",
             alpha=0.5 if dim and not box.highlighted else 1.0,
         )
     for arrow in arrows:
-        _draw_arrow(ax, by_name[arrow.start], by_name[arrow.end], arrow, highlight)
+        _draw_arrow(ax, by_name[arrow.start], by_name[arrow.end], arrow, highlight, above)
     for column, (stack, parts) in enumerate(layers.items()):
         inside = [by_name[f"{stack}.{part}"] for part in parts]
-        bottom = inside[0].y - _GAP / 2
+        below = next(b for b in boxes if b.name in above and above[b.name] is inside[0])
+        bottom = (below.y + below.height + inside[0].y) / 2  # in the gap below the layer
         top = inside[-1].y + inside[-1].height + _GAP / 2
-        left = inside[0].x - _WIDTH / 2 - 0.25
-        right = inside[0].x + _WIDTH / 2 + 0.6
+        left = inside[0].x - _WIDTH / 2 - _FRAME[0]
+        right = inside[0].x + _WIDTH / 2 + _FRAME[1]
         ax.add_patch(
             Rectangle(
                 (left, bottom), right - left, top - bottom, fill=False, ec="0.5", ls=":", lw=1.2
             )
         )
-        outside = left - 0.1 if column == 0 else right + 0.1
+        outside = left - 0.3 if column == 0 else right + 0.3
         ax.text(
             outside,
             (bottom + top) / 2,
             f"{stack}\nlayer\nx {num_layers}",
             ha="right" if column == 0 else "left",
             va="center",
-            fontsize=11,
+            fontsize=_FONT,
         )
-    placement = "pre-LN (norm_first=True)" if norm_first else "post-LN (as in Vaswani et al. 2017)"
-    name = "Decoder-only" if variant == "decoder-only" else "Encoder-decoder"
-    title = f"{name} Transformer, {placement}"
-    if highlight:
-        title += f"\nhighlighted: {highlight.replace('_', ' ')}"
-    ax.set(xlim=(0, width), ylim=(-0.3, height + 0.2))
-    ax.set_title(title, fontsize=13)
+    ax.set(xlim=(0, width), ylim=(-0.1, height))
+    if variant == "decoder-only":
+        ax.set_title(title, fontsize=_FONT + 1)
+    else:
+        ax.set_title(title, fontsize=_FONT + 1, x=0.3 / width, y=1.0, ha="left", va="top")
     ax.axis("off")
 
 
-def _draw_arrow(ax, start: DiagramBox, end: DiagramBox, arrow: DiagramArrow, highlight) -> None:
+def _draw_arrow(ax, start: DiagramBox, end: DiagramBox, arrow: DiagramArrow, highlight, above):
     """A flow arrow goes straight up; a residual goes round the right; memory crosses over."""
-    head = {"arrowstyle": "-|>", "lw": 1.3}
+    head = {"arrowstyle": "-|>", "lw": 1.3, "shrinkA": 0, "shrinkB": 0}
     if arrow.kind == "flow":
+        if end.y - (start.y + start.height) < _GAP / 2:
+            return  # a dropout box sits right on its neighbour
         head["color"] = "0.3"
         ax.annotate("", (end.x, end.y), (start.x, start.y + start.height), arrowprops=head)
         return
     if arrow.kind == "residual":
         colour = _EDGE_HIGHLIGHT if highlight == "residual_norm" else "0.45"
-        side = start.x + start.width / 2 + 0.3
-        y0, y1 = start.y + start.height + _GAP / 2, end.y + end.height / 2
+        side = start.x + start.width / 2 + _LANE
+        y0 = (start.y + start.height + above[start.name].y) / 2  # the gap above its start
+        y1 = end.y + end.height / 2
         ax.plot([start.x, side, side], [y0, y0, y1], color=colour, lw=1.3)
         head["color"] = colour
         ax.annotate("", (end.x + end.width / 2, y1), (side, y1), arrowprops=head)
         return
     # memory: the encoder's output feeds the keys and values of every cross-attention
     colour = _EDGE_HIGHLIGHT if highlight in ("cross_attention", "masks") else "#0072B2"
-    lift = start.y + start.height + 0.3
-    middle = (start.x + end.x) / 2 + 0.3
+    lift = start.y + start.height + 0.9
+    middle = (start.x + start.width / 2 + _FRAME[1] + end.x - end.width / 2 - _FRAME[0]) / 2
     y1 = end.y + end.height / 2
     ax.plot(
         [start.x, start.x, middle, middle],
@@ -445,4 +672,6 @@ def _draw_arrow(ax, start: DiagramBox, end: DiagramBox, arrow: DiagramArrow, hig
     )
     head.update(color=colour, lw=2.2)
     ax.annotate("", (end.x - end.width / 2, y1), (middle, y1), arrowprops=head)
-    ax.text(start.x, lift + 0.1, arrow.label, color=colour, fontsize=11, ha="center", va="bottom")
+    ax.text(
+        start.x, lift + 0.15, arrow.label, color=colour, fontsize=_FONT, ha="center", va="bottom"
+    )

@@ -32,7 +32,12 @@ The slide convention (``notebooks/README.md``):
   stderr, as it does a block or sub-block that matches nothing; ``tests/test_lecture_notes.py``
   fails on either;
 - the deck is 1280x720 CSS pixels shown at scale 1 in a 1280x720 window: body text 24 px, code
-  18 px, figures shrunk (never below half size) to the height the slide has left.
+  18 px; each figure is shown as wide as the slide's text (1208 px), and a slide's figures are
+  shrunk by one factor until the slide ends above a band of ``BAND`` px at the bottom, where the
+  slide number is; the navigation arrows (shown under the mouse or keyboard focus) stand in one
+  column in the slide's right padding, above the slide number. Figures come from the notebooks at twice the pixels JupyterLab shows (``helpers.plots``),
+  so an enlarged figure stays sharp; ``tests/test_slides_browser.py`` checks that the smallest
+  text of every figure is at least 18 px on screen.
 
 The build is safe to interrupt: it writes into a fresh folder beside ``--out``, checks every copied
 asset against its source (re-copying a damaged one) and only then replaces ``--out``. HTML in
@@ -73,6 +78,7 @@ from tag_slides import SHOW_CODE_TAG, tag_notebook  # noqa: E402
 
 DEFAULT_OUT = ROOT / "_build" / "slides"
 WIDTH, HEIGHT = 1280, 720  # CSS pixels of a slide, = the projector's 720p window at scale 1
+BAND = 32  # CSS pixels at the bottom of a slide with figures, left to the slide number
 MARKER = ".course-slides"  # marks a folder this script built, so it may replace it
 # where vendor_assets copies each package's files from (checked after copying)
 ASSET_SOURCES = {
@@ -295,6 +301,62 @@ def notes_file(path: Path) -> Path:
 # ---------------------------------------------------------------- the deck
 
 
+# ---------------------------------------------------------------- widgets
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+_SLIDERS = ("IntSliderModel", "FloatSliderModel", "FloatLogSliderModel")
+
+
+def _widget_parts(states: dict, model_id: str) -> list[dict]:
+    """The widget ``model_id`` and every widget inside it, depth first, from the saved state."""
+    model = states.get(model_id)
+    if model is None:
+        return []
+    parts = [model]
+    for child in model.get("state", {}).get("children", []):
+        parts += _widget_parts(states, str(child).removeprefix("IPY_MODEL_"))
+    return parts
+
+
+def widget_text(notebook, model_id: str) -> str:
+    """What a deck shows for a widget, read from its state saved in the notebook: a progress bar
+    as its last text ("reversal: 100% 200/200 steps"), sliders with their values and how to use
+    them; a fixed line where the state is missing."""
+    states = notebook.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    parts = _widget_parts(states, model_id)
+    kinds = [part.get("model_name") for part in parts]
+    values = [part.get("state", {}) for part in parts]
+    if "FloatProgressModel" in kinds:
+        texts = [
+            html.unescape(re.sub(r"<[^>]*>", "", str(v.get("value", "")))).replace("\u2007", " ")
+            for kind, v in zip(kinds, values, strict=True)
+            if kind == "HTMLModel"
+        ]
+        return " ".join(t.strip() for t in texts if t.strip()) + " (a progress bar in Jupyter)"
+    sliders = [
+        f"{v.get('description', '').strip() or 'value'} = {v.get('value', 0):g}"
+        for kind, v in zip(kinds, values, strict=True)
+        if kind in _SLIDERS
+    ]
+    if sliders:
+        shows = "the figure" if "ImageModel" in kinds else "the output"
+        return (
+            f"Interactive in Jupyter: sliders {', '.join(sliders)}. Run this cell in JupyterLab "
+            f"and drag a slider: {shows} is redrawn for the new value."
+        )
+    return "[interactive widget: run this notebook in Jupyter to use it]"
+
+
+def _describe_widgets(notebook) -> None:
+    """Replace each widget output by its text (:func:`widget_text`): a deck has no kernel."""
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            view = output.get("data", {}).get(WIDGET_VIEW)
+            if view is not None:
+                output["data"] = {"text/plain": widget_text(notebook, view.get("model_id", ""))}
+
+
 def slide_notebook(
     notebook,
     notes: dict[str, str] | None = None,
@@ -306,6 +368,7 @@ def slide_notebook(
     ``notes`` and the subslides' ``subslide_notes``, see :func:`merge_notes`)."""
     notebook = copy.deepcopy(notebook)
     tag_notebook(notebook)  # in memory only
+    _describe_widgets(notebook)
     for cell in notebook.cells:
         if cell.cell_type != "code" or SHOW_CODE_TAG in cell.metadata.get("tags", []):
             continue
@@ -361,6 +424,9 @@ _CSS = """
   --jp-cell-collapser-width: 0px; --jp-cell-padding: 0px; }
 .reveal { font-size: 24px; }
 .reveal .slides section { padding: 8px 36px 4px 36px; box-sizing: border-box; }
+/* a vertical stack only holds its subslides: its own padding would push them 36 px right,
+   their right padding off the screen and their text to the window's edge */
+.reveal .slides section.stack { padding: 0; }
 .reveal .slides > section, .reveal .slides > section > section { height: auto; }
 .reveal h1, .reveal h2, .reveal h3 { text-transform: none; }
 .reveal h1 { font-size: 42px; margin: 0 0 10px 0; }
@@ -387,9 +453,17 @@ _CSS = """
 .reveal .jp-RenderedImage { text-align: center; }
 /* the slide number: white on near-black, 15.9:1 (WCAG AA asks 4.5:1; reveal's own is 3.1:1) */
 .reveal .slide-number { font-size: 16px; color: #ffffff; background-color: #222222; }
-/* the arrows show only under the mouse or keyboard focus, never over a figure or a table */
-.reveal .controls { opacity: 0; transition: opacity 0.2s; }
+/* the arrows show only under the mouse or keyboard focus, in one column in the slide's right
+   padding (36 px, where no text or figure goes) above the slide number; figures end above a
+   band of BAND px (see fitSlide), so the slide number covers none */
+.reveal .controls { opacity: 0; transition: opacity 0.2s; font-size: 7px; bottom: 38px;
+  right: 4px; }
 .reveal .controls:hover, .reveal .controls:focus-within { opacity: 1; }
+.reveal .controls .navigate-up { right: 0; bottom: 10.8em; }
+.reveal .controls .navigate-left { right: 0; bottom: 7.2em; }
+.reveal .controls .navigate-right { right: 0; bottom: 3.6em; }
+.reveal .controls .navigate-down { right: 0; bottom: 0; padding-bottom: 0; }
+.reveal .slide-number { bottom: 6px; }
 .reveal aside.notes { display: none; }
 /* the slides above the slide backgrounds (z-index 2) for axe-core too: it ranks reveal's
    z-index 1 below them, so it found no text's background and checked no contrast on a slide */
@@ -405,29 +479,37 @@ _CSS = """
 </style>
 """
 
-# Shrinks the figures of a slide that is taller than the deck (never below half their size);
+# Sizes the figures of the slide on screen to the space it has: each as wide as the slide's text,
+# then all shrunk by one factor until the slide ends above the bottom band (the slide number's).
+# Figures carry twice the pixels they are shown with in JupyterLab, so a slide shows them sharp.
 # MathJax typesets hidden slides with zero size, so the visible one is typeset again first.
 _JS = """
 <script>
 Reveal.initialize({controls: true, progress: true, history: true, center: false,
   transition: "none", slideNumber: "c/t", width: %(width)d, height: %(height)d,
   margin: 0, minScale: 0.2, maxScale: 2.0, plugins: [RevealNotes]});
+var BAND = %(band)d;  // px at the bottom of a slide with figures: the slide number's
 function fitSlide(slide) {
-  var limit = Reveal.getConfig().height, scale = Reveal.getScale();
+  var scale = Reveal.getScale();
   var images = Array.prototype.slice.call(slide.querySelectorAll('.jp-OutputArea-output img'));
-  images.forEach(function (img) { img.style.maxHeight = ''; });
+  if (!images.length) return;
+  images.forEach(function (img) {  // sized again once a picture is decoded
+    if (!img.complete) img.addEventListener('load', function () { fitSlide(slide); },
+      {once: true}); });
+  var limit = Reveal.getConfig().height - BAND;
+  var width = function (img) { return img.getBoundingClientRect().width / scale; };
   var height = function (img) { return img.getBoundingClientRect().height / scale; };
-  var full = images.map(height);
-  for (var round = 0; round < 3 && slide.scrollHeight > limit && images.length; round++) {
-    var now = images.map(height), total = now.reduce(function (a, b) { return a + b; }, 0);
-    var factor = (total - (slide.scrollHeight - limit) - 2) / total;
-    images.forEach(function (img, i) {  // never below half the full-width size
-      img.style.maxHeight = Math.floor(Math.max(0.5 * full[i], now[i] * factor)) + 'px';
-      img.style.width = 'auto'; });
+  images.forEach(function (img) { img.style.width = '100%%'; });
+  for (var round = 0; round < 4 && slide.scrollHeight > limit; round++) {
+    var total = images.map(height).reduce(function (a, b) { return a + b; }, 0);
+    var factor = Math.max(0.05, (total - (slide.scrollHeight - limit) - 1) / total);
+    images.forEach(function (img) {
+      img.style.width = Math.floor(width(img) * factor) + 'px'; });
   }
 }
 function showSlide(slide) {
   if (!slide) return;
+  fitSlide(slide);  // at once, and again once the slide's formulas are typeset
   if (window.MathJax && MathJax.Hub) {
     MathJax.Hub.Queue(['Rerender', MathJax.Hub, slide], [fitSlide, slide]);
   } else { fitSlide(slide); }
@@ -450,7 +532,7 @@ _TEMPLATE = (  # after the course's offline head (_offline_html.course_template)
     "{% block footer_js %}\n"
     '<script src="{{ resources.reveal.url_prefix }}/dist/reveal.js"></script>\n'
     '<script src="{{ resources.reveal.url_prefix }}/plugin/notes/notes.js"></script>\n'
-    + _JS % {"width": WIDTH, "height": HEIGHT}
+    + _JS % {"width": WIDTH, "height": HEIGHT, "band": BAND}
     + "{% endblock footer_js %}\n"
 )
 

@@ -480,3 +480,46 @@ def test_a_subslide_of_output_only_gets_a_continued_heading():
     assert deck.cells[index].metadata["slideshow"]["slide_type"] == "-"
     # a subslide that opens with prose keeps it: no label added
     assert sum("(continued)" in c.source for c in deck.cells) == 1
+
+
+def test_a_widget_shows_as_text_read_from_its_saved_state():
+    """A deck has no kernel: a progress bar shows its last line, sliders their values and how
+    to use them, and a widget without saved state a fixed line."""
+
+    def model(name, **state):
+        return {"model_name": name, "state": state}
+
+    states = {
+        "bar": model("HBoxModel", children=["IPY_MODEL_a", "IPY_MODEL_b", "IPY_MODEL_c"]),
+        "a": model("HTMLModel", value="reversal:\u2007100%"),
+        "b": model("FloatProgressModel", value=200.0, max=200.0),
+        "c": model("HTMLModel", value="\u2007200/200\u2007steps"),
+        "box": model("VBoxModel", children=["IPY_MODEL_row", "IPY_MODEL_img"]),
+        "row": model("HBoxModel", children=["IPY_MODEL_t", "IPY_MODEL_base"]),
+        "t": model("IntSliderModel", description="position t", value=10),
+        "base": model("FloatLogSliderModel", description="base", value=10000.0),
+        "img": model("ImageModel", format="png"),
+    }
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell("# 99 · Widgets"),
+            nbformat.v4.new_code_cell("import helpers", execution_count=1),
+            nbformat.v4.new_markdown_cell("## Train"),
+            nbformat.v4.new_code_cell("train()", execution_count=2),
+        ]
+    )
+    notebook.metadata["widgets"] = {build_slides.WIDGET_STATE: {"state": states}}
+    view = {"version_major": 2, "version_minor": 0, "model_id": "bar"}
+    notebook.cells[3].outputs = [
+        nbformat.v4.new_output("display_data", data={build_slides.WIDGET_VIEW: view})
+    ]
+    assert build_slides.widget_text(notebook, "bar") == (
+        "reversal: 100% 200/200 steps (a progress bar in Jupyter)"
+    )
+    sliders = build_slides.widget_text(notebook, "box")
+    assert "position t = 10, base = 10000" in sliders and "drag a slider: the figure" in sliders
+    assert "run this notebook in Jupyter" in build_slides.widget_text(notebook, "gone")
+    deck = build_slides.slide_notebook(notebook)
+    (output,) = deck.cells[-1].outputs
+    assert output["data"] == {"text/plain": build_slides.widget_text(notebook, "bar")}
+    assert notebook.cells[3].outputs[0]["data"] == {build_slides.WIDGET_VIEW: view}  # untouched

@@ -7,6 +7,13 @@ every slide and checks that
 - no slide overflows, vertically or horizontally (nothing the deck would have to scroll, no
   output block scrolling inside the slide);
 - body text is at least 24 px and code at least 18 px on screen (CSS size x reveal's scale);
+- the smallest text of every figure is at least 18 px on screen: the font size (points) and dpi
+  its PNG records (``helpers.plots.figure_png``, from the texts matplotlib drew) x dpi / 72 x the
+  scale Chromium shows the PNG at; and each figure fills its slide (as wide as the slide's text,
+  or as tall as the room left above the bottom band). A fixture with an 8 pt label must fail;
+- neither the navigation arrows (where they show, under the mouse) nor the slide number covers
+  any line of text, formula or figure;
+- every slide has a heading, or a line of text before its first figure, saying what it shows;
 - no request leaves the machine (only ``file:`` and ``data:`` URLs are allowed);
 - pressing ``S`` opens the speaker view with the deck's notes, offline (notes from a fixture), and
   in a small speaker window (the 1100x700 the notes plugin opens, and 1024x640) every slide of
@@ -14,12 +21,14 @@ every slide and checks that
   its question for the room, on a subslide the line with its minutes and its first talking point.
 
 Skips with a message where Playwright or Chromium is missing. ``.ci/run`` runs this file as its own
-step; ``python tests/test_slides_browser.py DIR`` measures an already built folder and prints every
-slide's size, for authors splitting a long section.
+step; ``python tests/test_slides_browser.py DIR`` measures an already built folder and prints each
+deck's smallest figure text and every problem (overflow, small or unfilled figure, covered
+text), for authors splitting a long section.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import subprocess
 import sys
@@ -32,8 +41,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 from _course import lesson_notebooks  # noqa: E402
 
+from helpers.plots import read_text_size  # noqa: E402
+
 WIDTH, HEIGHT = 1280, 720  # the projector window
 MIN_BODY_PX, MIN_CODE_PX = 24.0, 18.0
+MIN_FIGURE_TEXT_PX = 18.0  # the smallest text inside a figure, on screen
 LESSONS = lesson_notebooks()
 
 # Runs in the page: every slide's size, what scrolls inside it, and the on-screen font sizes.
@@ -64,10 +76,40 @@ async () => {
     copy.querySelectorAll('script').forEach(el => el.replaceWith('$' + el.textContent + '$'));
     return copy.textContent.trim();
   };
+  const overlap = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 &&
+    a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+  // What the navigation draws over the slide when it shows (the arrows under the mouse, all
+  // four places whether enabled or not) and always (the slide number), against every line of
+  // text, formula and image of the slide.
+  const covered = slide => {
+    const zones = [...document.querySelectorAll('.reveal .controls button')]
+      .map(el => [el.className.split(' ')[0], el.getBoundingClientRect()])
+      .concat([['slide-number', document.querySelector('.reveal .slide-number')
+        .getBoundingClientRect()]]).filter(([, r]) => r.width > 0 && r.height > 0);
+    const content = [];
+    const walker = document.createTreeWalker(slide, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!node.textContent.trim() || node.parentElement.closest(
+        'aside.notes, script, style, .MJX_Assistive_MathML, .MathJax_Preview')) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      for (const rect of range.getClientRects())
+        if (rect.width > 0) content.push([node.textContent.trim().slice(0, 30), rect]);
+    }
+    slide.querySelectorAll('img, .MathJax, .MathJax_Display').forEach(el => {
+      if (!el.closest('aside.notes')) content.push([el.tagName.toLowerCase() + ' ' +
+        (el.getAttribute('alt') || '').slice(0, 30), el.getBoundingClientRect()]); });
+    const hits = [];
+    for (const [zone, z] of zones) for (const [what, c] of content)
+      if (c.width > 0 && overlap(z, c)) hits.push(`${zone} covers ${JSON.stringify(what)}`);
+    return [...new Set(hits)].slice(0, 4);
+  };
   for (const slide of Reveal.getSlides()) {
     const where = Reveal.getIndices(slide);
     Reveal.slide(where.h, where.v);
     await typeset();
+    const figures = [...slide.querySelectorAll('.jp-OutputArea-output img')];
+    const first_figure = figures[0];
     const inner = [...slide.querySelectorAll('*')].filter(
       el => !el.closest('aside.notes') && !mathjax(el));
     const heading = slide.querySelector('h1, h2, h3');
@@ -104,6 +146,25 @@ async () => {
         el.id.replace('cell-id=', ''), Math.round(el.offsetTop), Math.round(el.offsetHeight)]),
       body_px: body.length ? Math.min(...body.map(px)) : null,
       code_px: code.length ? Math.min(...code.map(px)) : null,
+      // what the slide says it shows: a heading, or a line of markdown text before any figure
+      labelled: !!slide.querySelector('h1, h2, h3, h4, h5, h6') || body.some(el =>
+        !first_figure || (el.compareDocumentPosition(first_figure) &
+          Node.DOCUMENT_POSITION_FOLLOWING)),
+      figures: figures.map(img => {
+        const shown = img.getBoundingClientRect(), area = img.parentElement;
+        return {
+          cell: (img.closest('.jp-Cell') || {id: ''}).id.replace('cell-id=', ''),
+          alt: (img.getAttribute('alt') || '').slice(0, 60),
+          // the PNG's first bytes: the text chunk with its smallest text comes before the image
+          head: img.getAttribute('src').split(',')[1].slice(0, 1200),
+          natural: [img.naturalWidth, img.naturalHeight],
+          shown: [shown.width / scale, shown.height / scale],
+          usable_width: area.clientWidth,
+        };
+      }),
+      // height the slide leaves unused above the band kept for the arrows and slide number
+      room: config.height - (typeof BAND === 'number' ? BAND : 0) - slide.scrollHeight,
+      covered: covered(slide),
     });
   }
   return {config: {width: config.width, height: config.height}, scale: scale, slides: rows};
@@ -154,6 +215,70 @@ def small_text(report: dict) -> list[str]:
         if row["code_px"] is not None and row["code_px"] < MIN_CODE_PX - 0.05:
             bad.append(f"{row['h']}.{row['v']}: code {row['code_px']:.1f} px")
     return bad
+
+
+def figure_sizes(report: dict) -> list[dict]:
+    """Every figure of a deck's report with its smallest text on screen: ``px`` = the font size
+    the PNG records (points x dpi / 72, :func:`helpers.plots.figure_png`) x the scale the slide
+    shows the PNG at (shown width / PNG width); None where the PNG records none."""
+    rows = []
+    for row in report["slides"]:
+        for figure in row["figures"]:
+            head = figure["head"][: len(figure["head"]) // 4 * 4]
+            record = read_text_size(base64.b64decode(head))
+            shown = figure["shown"][0] / figure["natural"][0] if figure["natural"][0] else 0.0
+            px = record["px"] * shown if record and record["px"] else None
+            fills = figure["shown"][0] >= figure["usable_width"] - 2 or row["room"] <= 3
+            rows.append(
+                {
+                    "where": f"{row['h']}.{row['v']} {row['title']!r} cell {figure['cell']}",
+                    "px": px,
+                    "text": record["text"] if record else None,
+                    "pt": record["pt"] if record else None,
+                    "scale": shown,
+                    "fills": fills,
+                }
+            )
+    return rows
+
+
+def small_figures(report: dict) -> list[str]:
+    """The figures whose smallest text is below MIN_FIGURE_TEXT_PX on screen, that record no
+    text size, or that leave the slide's space unused (neither as wide as the slide's text nor
+    as tall as the room left above the bottom band)."""
+    bad = []
+    for figure in figure_sizes(report):
+        if figure["px"] is None:
+            bad.append(
+                f"{figure['where']}: the PNG records no smallest text (not drawn by "
+                "helpers.plots.set_style's figure output?)"
+            )
+        elif figure["px"] < MIN_FIGURE_TEXT_PX - 0.05:
+            bad.append(
+                f"{figure['where']}: smallest text {figure['px']:.1f} px on screen "
+                f"({figure['text']!r}, {figure['pt']:g} pt, shown at {figure['scale']:.2f})"
+            )
+        if not figure["fills"]:
+            bad.append(f"{figure['where']}: the figure leaves the slide's space unused")
+    return bad
+
+
+def covered(report: dict) -> list[str]:
+    """The slides where the arrows (when they show) or the slide number cover something."""
+    return [
+        f"{r['h']}.{r['v']} {r['title']!r}: {'; '.join(r['covered'])}"
+        for r in report["slides"]
+        if r["covered"]
+    ]
+
+
+def unlabelled(report: dict) -> list[str]:
+    """The slides with neither a heading nor a line of text before their first figure."""
+    return [
+        f"{r['h']}.{r['v']}: no heading, and no text says what it shows"
+        for r in report["slides"]
+        if not r["labelled"]
+    ]
 
 
 def open_browser(playwright):
@@ -252,6 +377,88 @@ def test_text_is_legible_on_a_projector(lesson_reports):
     assert not bad, "text too small on screen:\n" + "\n".join(bad)
     measured = [r for report in lesson_reports.values() for r in report["slides"]]
     assert any(r["body_px"] for r in measured) and any(r["code_px"] for r in measured)
+
+
+def test_figure_text_is_legible_and_the_figure_fills_its_slide(lesson_reports):
+    """Every figure of every lesson deck: its smallest text (the size its PNG records, from
+    matplotlib's drawn texts, x the scale Chromium shows it at) at least 18 px, and the figure as
+    wide as the slide's text or as tall as the room the slide has."""
+    figures = [f for report in lesson_reports.values() for f in figure_sizes(report)]
+    assert len(figures) >= 50, f"only {len(figures)} figures found on the lesson decks"
+    bad = [f"{name} {line}" for name, r in lesson_reports.items() for line in small_figures(r)]
+    assert not bad, f"{len(bad)} figure problem(s) at 1280x720:\n" + "\n".join(bad)
+
+
+def test_navigation_covers_nothing(lesson_reports):
+    """No line of text, formula or figure lies under the arrows (where they show, under the
+    mouse) or under the slide number."""
+    bad = [f"{name} {line}" for name, r in lesson_reports.items() for line in covered(r)]
+    assert not bad, "covered by the navigation:\n" + "\n".join(bad)
+
+
+def test_every_slide_says_what_it_shows(lesson_reports):
+    bad = [f"{name} {line}" for name, r in lesson_reports.items() for line in unlabelled(r)]
+    assert not bad, "\n".join(bad)
+
+
+def _figure_cell(png: bytes, alt: str):
+    import nbformat
+
+    cell = nbformat.v4.new_code_cell("plt.show()", execution_count=1)
+    cell.metadata["alt"] = alt
+    cell.outputs = [
+        nbformat.v4.new_output(
+            "display_data", data={"image/png": base64.b64encode(png).decode("ascii")}
+        )
+    ]
+    return cell
+
+
+def test_the_figure_check_fails_on_small_print(tmp_path, browser_context):
+    """The check can fail: a figure with one 8 pt label is reported, with its text and size,
+    and the same figure with that label at 14 pt passes; both fill their slide."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import nbformat
+
+    from helpers.plots import figure_png
+
+    def png(label_points: float) -> bytes:
+        with plt.rc_context({"font.size": 14}):
+            fig, ax = plt.subplots(figsize=(7, 3.2), dpi=80)
+            ax.plot([0, 1, 2], [1, 0, 1])
+            ax.set(title="A figure", xlabel="position t", ylabel="value")
+            ax.annotate("small print", (1, 0.5), fontsize=label_points)
+            data = figure_png(fig, dpi=160)
+            plt.close(fig)
+        return data
+
+    new_md = nbformat.v4.new_markdown_cell
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            new_md("# 96 · Figure fixture"),
+            nbformat.v4.new_code_cell("import matplotlib.pyplot as plt"),  # set-up: no slide
+            new_md("## Small print\n\nA figure with an 8 pt label."),
+            _figure_cell(png(8), "A line plot with an eight point label, for the test."),
+            new_md("## Large print\n\nThe same figure with the label at 14 pt."),
+            _figure_cell(png(14), "A line plot with a fourteen point label, for the test."),
+        ]
+    )
+    path = tmp_path / "notebooks" / "96_fixture.ipynb"
+    path.parent.mkdir()
+    nbformat.write(notebook, path)
+    build_decks(tmp_path / "slides", [path])
+    context, _ = browser_context
+    report = measure_deck(context, tmp_path / "slides" / "96_fixture.slides.html")
+    small, large = figure_sizes(report)
+    assert small["text"] == "small print" and small["pt"] == 8.0
+    assert small["px"] < MIN_FIGURE_TEXT_PX <= large["px"]
+    assert small["px"] == pytest.approx(8 / 14 * large["px"], rel=0.02)  # same figure, same scale
+    assert small["fills"] and large["fills"]
+    (problem,) = small_figures(report)
+    assert "'small print', 8 pt" in problem and "Small print" in problem
 
 
 def test_decks_run_without_errors_or_network(lesson_reports, browser_context):
@@ -426,7 +633,8 @@ def test_speaker_view_fits_every_lesson_slide(lesson_decks, browser_context):
 
 
 def main(argv: list[str]) -> int:
-    """Measure every ``*.slides.html`` deck of a built folder; print sizes and overflow."""
+    """Measure every ``*.slides.html`` deck of a built folder; print sizes, overflow, every figure
+    whose text is too small or that leaves space unused, and what the navigation covers."""
     from playwright.sync_api import sync_playwright
 
     folder = Path(argv[0])
@@ -438,18 +646,22 @@ def main(argv: list[str]) -> int:
         browser.close()
     for name, report in reports.items():
         bad = overflowing(report, name.removesuffix(".slides.html"))
+        figures = [f["px"] for f in figure_sizes(report) if f["px"]]
         total += len(report["slides"])
-        bad_total += len(bad)
+        problems = bad + small_text(report) + small_figures(report) + covered(report)
+        problems += unlabelled(report)
+        bad_total += len(problems)
         print(
             f"{name}: {len(report['slides'])} slides, {len(bad)} overflow, scale "
-            f"{report['scale']:.3f}"
+            f"{report['scale']:.3f}, {len(figures)} figures, smallest figure text "
+            f"{min(figures, default=0):.1f} px"
         )
-        for line in bad + small_text(report):
+        for line in problems:
             print("   ", line)
     body = [r["body_px"] for rep in reports.values() for r in rep["slides"] if r["body_px"]]
     code = [r["code_px"] for rep in reports.values() for r in rep["slides"] if r["code_px"]]
-    shrunk = [r["figure_scale"] for rep in reports.values() for r in rep["slides"]]
-    shrunk = [f for f in shrunk if f < 1]
+    figures = [f for rep in reports.values() for f in figure_sizes(rep)]
+    px = [f["px"] for f in figures if f["px"]]
     waived = sum(
         _waived(name.removesuffix(".slides.html"), r)
         for name, rep in reports.items()
@@ -457,10 +669,12 @@ def main(argv: list[str]) -> int:
         if r["height"] > rep["config"]["height"] + 1
     )
     print(
-        f"TOTAL {bad_total} of {total} slides overflow (+{waived} listed in TOO_LONG_CELLS);"
+        f"TOTAL {bad_total} problems on {total} slides (+{waived} listed in TOO_LONG_CELLS);"
         f" min body {min(body, default=0):.1f} px, min code {min(code, default=0):.1f} px;"
-        f" figures shrunk on {len(shrunk)} slides (smallest {min(shrunk, default=1):.2f} of"
-        f" natural height); leaks {sorted(set(leaks))}"
+        f" {len(figures)} figures, smallest text in a figure {min(px, default=0):.1f} px"
+        f" (median {sorted(px)[len(px) // 2] if px else 0:.1f}), {len(figures) - len(px)} without"
+        f" a record, {sum(p < MIN_FIGURE_TEXT_PX - 0.05 for p in px)} below"
+        f" {MIN_FIGURE_TEXT_PX:g} px; leaks {sorted(set(leaks))}"
     )
     if len(argv) > 1:
         Path(argv[1]).write_text(json.dumps(reports, indent=1), encoding="utf-8")
