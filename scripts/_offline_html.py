@@ -232,16 +232,22 @@ def _page_exporter() -> HTMLExporter:
     )
 
 
-def export_page(notebook, out_path: Path, static_dir: Path, exporter=None) -> Path:
+def export_page(
+    notebook, out_path: Path, static_dir: Path, exporter=None, language: str = "en"
+) -> Path:
     """Write ``notebook`` (a NotebookNode) as one HTML page at ``out_path``; return that path.
 
     ``static_dir`` is the build's ``_static`` folder (linked relatively, so the build folder can
     move). ``exporter`` is an nbconvert exporter whose template starts with
     :func:`course_template`: a ``SlidesExporter`` writes a reveal.js deck (``NN_x.slides.html``,
     reveal.js from ``static_dir``); None, a plain JupyterLab-styled page (the glossary beside the
-    decks).
+    decks). ``language`` (BCP 47, e.g. ``zh-CN``) is the page's ``<html lang>``.
     """
     exporter = exporter if exporter is not None else _page_exporter()
+    # nbconvert 7.17's validator tests the trait's old value and so refuses "zh-CN" after
+    # "zh-CN": go through the default first.
+    exporter.language_code = "en"
+    exporter.language_code = language
     deck = isinstance(exporter, SlidesExporter)
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)

@@ -74,6 +74,7 @@ from _offline_html import (  # noqa: E402
     page_name,
     vendor_assets,
 )
+from build_translation import edition_of  # noqa: E402
 from tag_slides import SHOW_CODE_TAG, tag_notebook  # noqa: E402
 
 DEFAULT_OUT = ROOT / "_build" / "slides"
@@ -408,7 +409,7 @@ def _label_continued_subslides(notebook) -> None:
             section = heading
         slideshow = cell.metadata.setdefault("slideshow", {})
         if cell.cell_type == "code" and slideshow.get("slide_type") == "subslide" and section:
-            label = nbformat.v4.new_markdown_cell(f"#### {section} (continued)")
+            label = nbformat.v4.new_markdown_cell(f"#### {section}{edition_of(notebook).continued}")
             label.metadata["slideshow"] = {"slide_type": "subslide"}
             cells.append(label)
             slideshow["slide_type"] = "-"
@@ -613,9 +614,18 @@ def check_assets(static: Path) -> list[str]:
     return wrong
 
 
-def _index_page(decks: list[tuple[str, str]]) -> str:
+def _lessons_folder(notebooks: list[Path], root: Path) -> Path:
+    """The folder of the lessons being built (a translated edition's, or the course's), where
+    the glossary and references beside them are."""
+    for path in map(Path, notebooks):
+        return path.parent.parent if path.parent.name == "solutions" else path.parent
+    return Path(root) / "notebooks"
+
+
+def _index_page(decks: list[tuple[str, str, str]]) -> str:
     rows = "\n".join(
-        f'<li><a href="{html.escape(href)}">{html.escape(title)}</a></li>' for title, href in decks
+        f'<li><a href="{html.escape(href)}" lang="{lang}">{html.escape(title)}</a></li>'
+        for title, href, lang in decks
     )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8" />
@@ -663,14 +673,20 @@ def _build_into(notebooks: list[Path], out_dir: Path, root: Path) -> list[Path]:
         )
         notebook = slide_notebook(nbformat.read(path, as_version=4), notes, path.name, subs)
         name = page_name(path)
-        pages.append(export_page(notebook, out_dir / f"{name}.slides.html", static, exporter))
+        language = edition_of(notebook).html_lang  # <html lang>: what a screen reader speaks
+        out = out_dir / f"{name}.slides.html"
+        pages.append(export_page(notebook, out, static, exporter, language))
         title = notebook_title(notebook) or path.stem
         prefix = "Solutions: " if name.parent.name == "solutions" else ""
-        decks.append((prefix + title, pages[-1].relative_to(out_dir).as_posix()))
+        decks.append((prefix + title, pages[-1].relative_to(out_dir).as_posix(), language))
     for name in EXTRA_PAGES:  # notebooks link to them; a plain page, not a deck
-        source = root / "notebooks" / f"{name}.md"
+        source = _lessons_folder(notebooks, root) / f"{name}.md"
         if source.exists():
-            pages.append(export_page(markdown_notebook(source), out_dir / f"{name}.html", static))
+            language = decks[0][2] if decks else "en"
+            page = export_page(
+                markdown_notebook(source), out_dir / f"{name}.html", static, None, language
+            )
+            pages.append(page)
     index = out_dir / "index.html"
     index.write_text(_index_page(decks), encoding="utf-8")
     pages.append(index)

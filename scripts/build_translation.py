@@ -53,14 +53,29 @@ class Edition:
     name: str  # in its own language, for the language switch
     html_lang: str  # BCP 47, for <html lang>
     sphinx: str  # Sphinx's language code (its own UI strings, its search splitter)
+    continued: str  # after a section's name on a deck's continued subslide
 
 
 EDITIONS = {
-    "en": Edition("English", "en", "en"),
-    "zh_CN": Edition("简体中文", "zh-CN", "zh_CN"),
+    "en": Edition("English", "en", "en", " (continued)"),
+    "zh_CN": Edition("简体中文", "zh-CN", "zh_CN", "（续）"),
 }
 
-__all__ = ["EDITIONS", "Edition", "build_translation", "translate_notebook", "translations"]
+
+def edition_of(notebook) -> Edition:
+    """The edition a notebook belongs to: its ``course_edition`` metadata, else English."""
+    lang = notebook.get("metadata", {}).get("course_edition", {}).get("language", "en")
+    return EDITIONS[lang]
+
+
+__all__ = [
+    "EDITIONS",
+    "Edition",
+    "build_translation",
+    "edition_of",
+    "translate_notebook",
+    "translations",
+]
 
 
 def translations(relative: Path, lang: str, locale: Path = i18n.LOCALE) -> dict[str, str]:

@@ -331,3 +331,24 @@ def test_unknown_language_is_refused(tmp_path):
 def test_search_dictionary_keeps_the_terms_whole():
     words = i18n.jieba_dictionary("zh_CN").read_text(encoding="utf-8").split("\n")
     assert "位置编码 100000 n" in words and "旋转 100000 n" in words
+
+
+def test_translated_deck_speaks_its_language_and_keeps_the_notes(edition, tmp_path):
+    """A deck built from a translated lesson: its language on <html>, "continued" labels in it,
+    the glossary beside it translated, and as many speaker notes as the English deck (the notes
+    stay English; their section headings follow the translated lesson)."""
+    import build_slides
+
+    lang, out = edition
+    name = "03_sinusoidal_encoding"
+    built = {}
+    for key, folder in (("en", ROOT / "notebooks"), (lang, out / "notebooks")):
+        build_slides.build_slides([folder / f"{name}.ipynb"], tmp_path / key, root=ROOT)
+        built[key] = (tmp_path / key / f"{name}.slides.html").read_text(encoding="utf-8")
+    html_lang = build_translation.EDITIONS[lang].html_lang
+    assert f'<html lang="{html_lang}">' in built[lang] and '<html lang="en">' in built["en"]
+    continued = build_translation.EDITIONS[lang].continued
+    assert built[lang].count(continued) == built["en"].count(" (continued)") > 0
+    assert built[lang].count('<aside class="notes"') == built["en"].count('<aside class="notes"')
+    glossary = (tmp_path / lang / "glossary.html").read_text(encoding="utf-8")
+    assert f'<html lang="{html_lang}">' in glossary
