@@ -172,15 +172,9 @@ def figure_png(fig, dpi: float | None = None) -> bytes:
     fig = _check_figure(fig)
     dpi = fig.dpi if dpi is None else require_positive_float("dpi", dpi)
     buffer = io.BytesIO()
+    colours = {"facecolor": fig.get_facecolor(), "edgecolor": fig.get_edgecolor()}
     with _drawn_texts() as drawn:
-        fig.savefig(
-            buffer,
-            format="png",
-            dpi=dpi,
-            bbox_inches="tight",
-            facecolor=fig.get_facecolor(),
-            edgecolor=fig.get_edgecolor(),
-        )
+        fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight", **colours)
     points, text = _smallest(drawn)
     record = {"pt": points, "dpi": dpi, "px": round(points * dpi / 72, 3), "text": text[:60]}
     if not drawn.texts:
