@@ -53,6 +53,13 @@ _MEASURE = r"""
 async () => {
   const typeset = () => new Promise(done =>
     (window.MathJax && MathJax.Hub) ? MathJax.Hub.Queue(done) : done());
+  // the deck sizes a slide's figures again when a picture finishes loading (fitSlide): measure
+  // after that, or a busy machine measures a figure still at its first, unfitted size
+  const fitted = async slide => {
+    await Promise.all([...slide.querySelectorAll('img')].map(img => img.complete ? null :
+      new Promise(done => img.addEventListener('load', done, {once: true}))));
+    await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+  };
   await typeset();
   const config = Reveal.getConfig(), scale = Reveal.getScale(), rows = [];
   const scrolls = (el, axis) => {
@@ -108,6 +115,7 @@ async () => {
     const where = Reveal.getIndices(slide);
     Reveal.slide(where.h, where.v);
     await typeset();
+    await fitted(slide);
     const figures = [...slide.querySelectorAll('.jp-OutputArea-output img')];
     const first_figure = figures[0];
     const inner = [...slide.querySelectorAll('*')].filter(
