@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -49,3 +50,20 @@ def own_step(request: pytest.FixtureRequest) -> None:
             f"{here.name} runs as its own step: python -m pytest tests/{here.name} "
             "(or set COURSE_BROWSER_TESTS=1)"
         )
+
+
+# Sphinx's summary once a search has run: found or not, in the English or the Chinese edition.
+_SEARCH_DONE = (
+    "() => /found|did not match|搜索完成|没有/i.test("
+    "(document.querySelector('#search-results .search-summary') || {}).innerText || '')"
+)
+
+
+def search_results(page, timeout_ms: int = 30_000) -> list[str]:
+    """The pages a site's search page (already opened with ``?q=...``) lists, best first, as
+    links relative to the site without their anchors; waits for the search to finish."""
+    page.wait_for_function(_SEARCH_DONE, timeout=timeout_ms)
+    hrefs = page.eval_on_selector_all(
+        "#search-results ul.search li a", "links => links.map(a => a.getAttribute('href'))"
+    )
+    return [re.sub(r"[?#].*$", "", href) for href in hrefs]

@@ -24,7 +24,7 @@ from urllib.parse import quote
 
 import nbformat
 import pytest
-from _browser import CHROMIUM, LAUNCH_ARGS
+from _browser import CHROMIUM, LAUNCH_ARGS, search_results
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -434,15 +434,7 @@ def _title_words(stem: str) -> str:
 
 def _search(tab: Tab, base: str, query: str) -> list[str]:
     tab.open(f"{base}search.html?q={quote(query)}")
-    tab.page.wait_for_function(
-        "() => /found|did not match/i.test("
-        "(document.querySelector('#search-results .search-summary') || {}).innerText || '')",
-        timeout=30_000,
-    )
-    hrefs = tab.page.eval_on_selector_all(
-        "#search-results ul.search li a", "links => links.map(a => a.getAttribute('href'))"
-    )
-    return [re.sub(r"[?#].*$", "", h) for h in hrefs]
+    return search_results(tab.page)
 
 
 @needs_browser

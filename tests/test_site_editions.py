@@ -18,7 +18,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from _browser import CHROMIUM, LAUNCH_ARGS
+from _browser import CHROMIUM, LAUNCH_ARGS, search_results
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -144,15 +144,7 @@ def page():
 
 def _search(page, folder: Path, query: str) -> list[str]:
     page.goto(f"{folder.as_uri()}/search.html?q={quote(query)}")
-    page.wait_for_function(
-        "() => /found|did not match|搜索完成|没有/i.test("
-        "(document.querySelector('#search-results .search-summary') || {}).innerText || '')",
-        timeout=30_000,
-    )
-    hrefs = page.eval_on_selector_all(
-        "#search-results ul.search li a", "links => links.map(a => a.getAttribute('href'))"
-    )
-    return [re.sub(r"[?#].*$", "", h) for h in hrefs]
+    return search_results(page)
 
 
 @pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang.startswith("zh")])
