@@ -100,7 +100,9 @@ def number_range(numbers: list[str]) -> str:
             parts.append(f"{run[0]:02d}-{run[-1]:02d}")
         else:
             parts += [f"{n:02d}" for n in run]
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + f" and {parts[-1]}"
+    if len(parts) <= 1:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + f" and {parts[-1]}"
 
 
 def study_cell(lesson: Lesson) -> str:
