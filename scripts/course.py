@@ -12,8 +12,8 @@ What is generated (each part named in ``--check``'s report):
 
 - ``README.md``: the course map and the worked-solutions table (between ``<!-- course-map -->``
   and ``<!-- /course-map -->``, ``<!-- solutions-table -->`` and ``<!-- /solutions-table -->``),
-  which lessons fit a 45-minute sitting (``<!-- sittings -->``), and the lecture plan's count of
-  sessions, lectures and labs;
+  which lessons fit a 45-minute sitting (``<!-- sittings -->``) and which train many models
+  (``<!-- trains -->``), and the lecture plan's count of sessions, lectures and labs;
 - ``notebooks/lecture_plan.md``: the overview table (``<!-- sessions -->``), its count of
   lectures and labs, each lesson line's run time and the range of lessons with worked solutions;
 - lesson 00: the course map (the tables opening cells ``5f650b5d`` and ``203266b1``, split in
@@ -317,6 +317,7 @@ def counts(plan: str) -> tuple[int, int, int]:
 def _readme_parts(course: list[Lesson], root: Path) -> list[Part]:
     plan = (Path(root) / PLAN).read_text(encoding="utf-8")
     sessions, lectures, labs = counts(plan)
+    trains = number_range([x.number for x in course if x.trains])
     return [
         Part(README, "course map", lambda t: between(t, "course-map", course_map(course))),
         Part(
@@ -325,6 +326,7 @@ def _readme_parts(course: list[Lesson], root: Path) -> list[Part]:
             lambda t: between(t, "solutions-table", solutions_table(course)),
         ),
         Part(README, "45-minute sittings", lambda t: between(t, "sittings", sittings(course))),
+        Part(README, "lessons that train", lambda t: between(t, "trains", trains)),
         Part(
             README,
             "the lecture plan's sessions",
