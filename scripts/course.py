@@ -458,20 +458,19 @@ def _relinked(paragraph: str, start: str, fresh: str) -> str:
 
 
 def _set_next(notebook, course: list[Lesson], index: int) -> None:
+    """The ``**Next:**`` paragraph of the lesson's last markdown cell: kept when it starts with
+    the right link, relinked or written afresh when not, added when there is none."""
     start, fresh = next_link(course, index)
     cells = markdown_cells(notebook)
     if not cells:
         raise StaleError("no markdown cell to close with the Next link")
-    for cell in reversed(cells):
-        source, found = replace_paragraph(cell.source, "**Next:**", None)
-        if found:
-            paragraph = next(p for p in cell.source.split("\n\n") if p.startswith("**Next:**"))
-            if not paragraph.startswith(start):
-                cell.source, _ = replace_paragraph(
-                    cell.source, "**Next:**", _relinked(paragraph, start, fresh)
-                )
-            return
-    cells[-1].source = f"{cells[-1].source.rstrip()}\n\n{fresh}"
+    cell = cells[-1]
+    paragraph = next((p for p in cell.source.split("\n\n") if p.startswith("**Next:**")), None)
+    if paragraph is None:
+        cell.source = f"{cell.source.rstrip()}\n\n{fresh}"
+    elif not paragraph.startswith(start):
+        new = _relinked(paragraph, start, fresh)
+        cell.source, _ = replace_paragraph(cell.source, "**Next:**", new)
 
 
 def _set_back_link(notebook, lesson: Lesson) -> None:
@@ -586,11 +585,6 @@ def measured_problems(course: list[Lesson]) -> list[str]:
     return problems
 
 
-def _apply(part: Part, content):
-    """The part's new content (text), or None after changing a notebook in place."""
-    return part.update(content)
-
-
 def run(root: Path = ROOT, write: bool = False) -> list[str]:
     """Bring every part of the course at ``root`` up to date (``write``) or only compare; return
     one line per stale part (when writing: per part that could not be written)."""
@@ -616,7 +610,7 @@ def _run_file(path: Path, file: str, file_parts: list[Part], write: bool) -> lis
     for part in file_parts:
         before = [c.source for c in content.cells] if is_notebook else content
         try:
-            result = _apply(part, content)
+            result = part.update(content)
         except StaleError as error:
             problems.append(f"{file}: {part.name}: {error}")
             continue
