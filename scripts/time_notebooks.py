@@ -18,7 +18,8 @@ of the two. ``--write`` rounds each measurement up (:func:`round_up`) and writes
 course manifest (``notebooks/course.toml``: ``run_s``, or ``solutions_run_s`` for worked
 solutions), then regenerates what states it (``scripts/course.py --write``: the README course
 map, the notebook's header line ``**Estimated run time:** about N s on a laptop CPU...``, the
-lecture plan). ``--check`` fails when a measurement is not within ``--tolerance`` of what the
+lecture plan); a lesson's study time is written with it (it needs no run, and a new lesson has
+none yet). ``--check`` fails when a measurement is not within ``--tolerance`` of what the
 manifest states. ``--clock cpu`` uses the kernel's CPU time instead of the wall clock (for a busy
 machine). Timings depend on the machine and its load: write them on an otherwise idle machine.
 A notebook that the manifest does not list (one outside the repository) gets its header line
@@ -168,8 +169,9 @@ def stated_seconds(path: Path, root: Path = ROOT) -> int | None:
 
 
 def write_times(measured: dict[Path, float], root: Path = ROOT) -> None:
-    """Write each rounded measurement into the manifest at ``root`` (then regenerate the README
-    and the headers), or into the header of a notebook the manifest does not list."""
+    """Write each rounded measurement into the manifest at ``root``, with each lesson's study
+    time (then regenerate the README and the headers), or into the header of a notebook the
+    manifest does not list."""
     values: dict[str, dict] = {}
     for path, seconds in measured.items():
         key = manifest_key(path, root)
@@ -179,6 +181,9 @@ def write_times(measured: dict[Path, float], root: Path = ROOT) -> None:
             nbformat.write(notebook, path)
         else:
             values.setdefault(key[0], {})[key[1]] = round_up(seconds)
+            if key[1] == "run_s":  # its study time too: it needs no run, and a new lesson has none
+                times = study_time(nbformat.read(path, as_version=4))
+                values[key[0]].update(study_min=times.stated(), exercises=times.exercises)
     if values:
         update_manifest(values, root)
 

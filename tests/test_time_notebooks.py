@@ -99,9 +99,15 @@ def test_set_manifest_values_replaces_or_adds_a_key_of_one_lesson_only():
 def test_write_sets_the_manifest_then_the_readme_and_header_from_it(scratch):
     lesson = LESSONS[3]
     path, solution = lesson.path(scratch), lesson.solutions_path(scratch)
+    manifest = scratch / "notebooks" / "course.toml"
+    study = f"study_min = {list(lesson.study_min)}\nexercises = {lesson.exercises}\n"
+    # a new lesson has no study time yet: --write adds it
+    assert study in manifest.read_text("utf-8")
+    manifest.write_text(manifest.read_text("utf-8").replace(study, "", 1), encoding="utf-8")
     tn.write_times({path: 21.3, solution: 3.2}, scratch)
     (written,) = [x for x in lessons(scratch) if x.stem == lesson.stem]
     assert (written.run_s, written.solutions_run_s) == (25, 4)
+    assert (written.study_min, written.exercises) == (lesson.study_min, lesson.exercises)
     readme = (scratch / "README.md").read_text(encoding="utf-8")
     assert f"| {course.study_cell(lesson)} | about 25 s |" in readme
     assert tn.header_seconds(nbformat.read(path, as_version=4)) == 25
