@@ -37,7 +37,10 @@ The slide convention (``notebooks/README.md``):
   slide number is; the navigation arrows (shown under the mouse or keyboard focus) stand in one
   column in the slide's right padding, above the slide number. Figures come from the notebooks at twice the pixels JupyterLab shows (``helpers.plots``),
   so an enlarged figure stays sharp; ``tests/test_slides_browser.py`` checks that the smallest
-  text of every figure is at least 18 px on screen.
+  text of every figure is at least 18 px on screen;
+- the deck's template, style sheet and script, and the index page, are files in
+  ``scripts/slides/`` (``deck.html.j2``, ``deck.css``, ``deck.js``, ``index.html``), read at
+  build time.
 
 The build is safe to interrupt: it writes into a fresh folder beside ``--out``, checks every copied
 asset against its source (re-copying a damaged one) and only then replaces ``--out``. HTML in
@@ -417,125 +420,28 @@ def _label_continued_subslides(notebook) -> None:
     notebook.cells = cells
 
 
-# Sizes are CSS pixels of the 1280x720 slide, which reveal shows at scale 1 in a 720p window.
-_CSS = """
-<style type="text/css">
-:root { --jp-content-font-size1: 24px; --jp-ui-font-size1: 24px; --jp-code-font-size: 18px;
-  --jp-content-line-height: 1.3; --jp-code-line-height: 1.25; --jp-cell-prompt-width: 0px;
-  --jp-cell-collapser-width: 0px; --jp-cell-padding: 0px; }
-.reveal { font-size: 24px; }
-.reveal .slides section { padding: 8px 36px 4px 36px; box-sizing: border-box; }
-/* a vertical stack only holds its subslides: its own padding would push them 36 px right,
-   their right padding off the screen and their text to the window's edge */
-.reveal .slides section.stack { padding: 0; }
-.reveal .slides > section, .reveal .slides > section > section { height: auto; }
-.reveal h1, .reveal h2, .reveal h3 { text-transform: none; }
-.reveal h1 { font-size: 42px; margin: 0 0 10px 0; }
-.reveal h2 { font-size: 34px; margin: 0 0 8px 0; }
-.reveal h3 { font-size: 28px; margin: 0 0 6px 0; }
-.reveal p, .reveal li { font-size: 24px; line-height: 1.3; margin: 0 0 8px 0; }
-.reveal li { margin: 0 0 2px 0; }
-.reveal ul, .reveal ol { margin: 0 0 8px 1.2em; }
-.reveal .jp-RenderedMarkdown table { font-size: 24px; margin: 6px 0; }
-.reveal .jp-RenderedMarkdown td, .reveal .jp-RenderedMarkdown th { padding: 2px 10px; }
-.reveal .jp-InputPrompt, .reveal .jp-OutputPrompt, .reveal .jp-InputCollapser,
-.reveal .jp-OutputCollapser { display: none; }
-.reveal .jp-Cell { padding: 0; margin: 0; }
-.reveal .jp-RenderedMarkdown, .reveal .jp-InputArea, .reveal .jp-Cell-inputWrapper,
-.reveal .jp-OutputArea, .reveal .jp-Cell-outputWrapper { overflow: visible; }
-.reveal .jp-OutputArea-output { margin: 2px 0; padding-left: 0; }
-.reveal pre, .reveal .jp-OutputArea-output pre, .reveal div.highlight > pre {
-  font-size: 18px; line-height: 1.25; padding: 2px 4px; margin: 0; box-shadow: none;
-  width: 100% !important; max-width: none; box-sizing: border-box;
-  /* a line wraps at spaces only, never inside a word: text tables keep their columns */
-  white-space: pre-wrap; word-break: normal; overflow-wrap: normal; overflow: visible; }
-.reveal .jp-OutputArea-output img { display: block; max-width: 100%; height: auto;
-  margin: 4px auto; }
-.reveal .jp-RenderedImage { text-align: center; }
-/* the slide number: white on near-black, 15.9:1 (WCAG AA asks 4.5:1; reveal's own is 3.1:1) */
-.reveal .slide-number { font-size: 16px; color: #ffffff; background-color: #222222; }
-/* the arrows show only under the mouse or keyboard focus, in one column in the slide's right
-   padding (36 px, where no text or figure goes) above the slide number; figures end above a
-   band of BAND px (see fitSlide), so the slide number covers none */
-.reveal .controls { opacity: 0; transition: opacity 0.2s; font-size: 7px; bottom: 38px;
-  right: 4px; }
-.reveal .controls:hover, .reveal .controls:focus-within { opacity: 1; }
-.reveal .controls .navigate-up { right: 0; bottom: 10.8em; }
-.reveal .controls .navigate-left { right: 0; bottom: 7.2em; }
-.reveal .controls .navigate-right { right: 0; bottom: 3.6em; }
-.reveal .controls .navigate-down { right: 0; bottom: 0; padding-bottom: 0; }
-.reveal .slide-number { bottom: 6px; }
-.reveal aside.notes { display: none; }
-/* the slides above the slide backgrounds (z-index 2) for axe-core too: it ranks reveal's
-   z-index 1 below them, so it found no text's background and checked no contrast on a slide */
-.reveal .slides { z-index: 3; }
-/* a link in a sentence is underlined, not told apart by its colour alone (WCAG 1.4.1) */
-.reveal .jp-RenderedMarkdown a { text-decoration: underline; }
-/* shown code: JupyterLab's syntax colours below 4.5:1 on the code's #f5f5f5 made darker, same hue */
-:root { --jp-mirror-editor-comment-color: #3b7777; --jp-mirror-editor-number-color: #007700;
-  --jp-mirror-editor-quote-color: #007700; --jp-mirror-editor-operator-color: #9020e0;
-  --jp-mirror-editor-meta-color: #9020e0; --jp-mirror-editor-variable-3-color: #007552;
-  --jp-mirror-editor-atom-color: #5c5cd6; --jp-mirror-editor-bracket-color: #6e6e4f;
-  --jp-mirror-editor-error-color: #d00000; --jp-mirror-editor-hr-color: #6b6b6b; }
-</style>
-"""
+# The deck's template, style sheet and script are files in scripts/slides/, read at build time.
+SLIDES = Path(__file__).resolve().parent / "slides"
+_CSS_HERE = "{# deck.css #}"  # where deck.html.j2 takes deck.css
+_JS_HERE = "{# deck.js #}"  # and deck.js
+_DECKS_HERE = "<!-- the decks: one <li> a deck, written by scripts/build_slides.py -->"
 
-# Sizes the figures of the slide on screen to the space it has: each as wide as the slide's text,
-# then all shrunk by one factor until the slide ends above the bottom band (the slide number's).
-# Figures carry twice the pixels they are shown with in JupyterLab, so a slide shows them sharp.
-# MathJax typesets hidden slides with zero size, so the visible one is typeset again first.
-_JS = """
-<script>
-Reveal.initialize({controls: true, progress: true, history: true, center: false,
-  transition: "none", slideNumber: "c/t", width: %(width)d, height: %(height)d,
-  margin: 0, minScale: 0.2, maxScale: 2.0, plugins: [RevealNotes]});
-var BAND = %(band)d;  // px at the bottom of a slide with figures: the slide number's
-function fitSlide(slide) {
-  var scale = Reveal.getScale();
-  var images = Array.prototype.slice.call(slide.querySelectorAll('.jp-OutputArea-output img'));
-  if (!images.length) return;
-  images.forEach(function (img) {  // sized again once a picture is decoded
-    if (!img.complete) img.addEventListener('load', function () { fitSlide(slide); },
-      {once: true}); });
-  var limit = Reveal.getConfig().height - BAND;
-  var width = function (img) { return img.getBoundingClientRect().width / scale; };
-  var height = function (img) { return img.getBoundingClientRect().height / scale; };
-  images.forEach(function (img) { img.style.width = '100%%'; });
-  for (var round = 0; round < 4 && slide.scrollHeight > limit; round++) {
-    var total = images.map(height).reduce(function (a, b) { return a + b; }, 0);
-    var factor = Math.max(0.05, (total - (slide.scrollHeight - limit) - 1) / total);
-    images.forEach(function (img) {
-      img.style.width = Math.floor(width(img) * factor) + 'px'; });
-  }
-}
-function showSlide(slide) {
-  if (!slide) return;
-  fitSlide(slide);  // at once, and again once the slide's formulas are typeset
-  if (window.MathJax && MathJax.Hub) {
-    MathJax.Hub.Queue(['Rerender', MathJax.Hub, slide], [fitSlide, slide]);
-  } else { fitSlide(slide); }
-}
-Reveal.on('ready', function (event) { showSlide(event.currentSlide); });
-Reveal.on('slidechanged', function (event) { showSlide(event.currentSlide); });
-</script>
-"""
 
-_TEMPLATE = (  # after the course's offline head (_offline_html.course_template)
-    "{% block html_head_css %}" + _CSS + "{% endblock html_head_css %}\n"
-    "{% block input_group %}{% if not cell.metadata.slide_hide_code %}{{ super() }}{% endif %}"
-    "{% endblock input_group %}\n"
-    # a figure's text alternative, metadata.alt of its cell (nbconvert's lab template has none)
-    "{% block data_png scoped %}"
-    '<div class="jp-RenderedImage jp-OutputArea-output {{ extra_class }}">'
-    "<img src=\"data:image/png;base64,{{ output.data['image/png'] | escape_html }}\""
-    '{% if cell.metadata.alt %} alt="{{ cell.metadata.alt | escape_html }}"{% endif %}>'
-    "</div>{% endblock data_png %}\n"
-    "{% block footer_js %}\n"
-    '<script src="{{ resources.reveal.url_prefix }}/dist/reveal.js"></script>\n'
-    '<script src="{{ resources.reveal.url_prefix }}/plugin/notes/notes.js"></script>\n'
-    + _JS % {"width": WIDTH, "height": HEIGHT, "band": BAND}
-    + "{% endblock footer_js %}\n"
-)
+def deck_template() -> str:
+    """The Jinja blocks of a deck (after the course's offline head): ``slides/deck.html.j2``
+    without its opening comment, with ``slides/deck.css`` and ``slides/deck.js`` put in (the
+    script's slide size and bottom band filled in from ``WIDTH``, ``HEIGHT`` and ``BAND``)."""
+    template = (SLIDES / "deck.html.j2").read_text(encoding="utf-8")
+    template = template.split("-#}\n", 1)[1]  # the file's own comment, for its readers only
+    if template.count(_CSS_HERE) != 1 or template.count(_JS_HERE) != 1:
+        raise ValueError(f"{SLIDES / 'deck.html.j2'} must name {_CSS_HERE} and {_JS_HERE} once")
+    script = (SLIDES / "deck.js").read_text(encoding="utf-8")
+    for name, value in {"width": WIDTH, "height": HEIGHT, "band": BAND}.items():
+        script = script.replace("{{ " + name + " }}", str(value))
+    if "{{" in script:
+        raise ValueError(f"{SLIDES / 'deck.js'} has a placeholder left unfilled")
+    css = (SLIDES / "deck.css").read_text(encoding="utf-8")
+    return template.replace(_CSS_HERE, css).replace(_JS_HERE, script)
 
 
 # What sanitised HTML may keep: the markup markdown produces, and no script, style, frame, form,
@@ -566,7 +472,7 @@ def _exporter() -> SlidesExporter:
     exporter = SlidesExporter(
         template_name="reveal",
         template_file="course_deck.html.j2",
-        extra_loaders=[course_template("course_deck.html.j2", _TEMPLATE)],
+        extra_loaders=[course_template("course_deck.html.j2", deck_template())],
     )
     exporter.sanitize_html = True  # markdown and HTML outputs go through clean_html; no JS output
     exporter.register_filter("clean_html", clean_html)
@@ -623,26 +529,12 @@ def _lessons_folder(notebooks: list[Path], root: Path) -> Path:
 
 
 def _index_page(decks: list[tuple[str, str, str]]) -> str:
+    """The decks' index page: ``slides/index.html`` with one link a deck."""
     rows = "\n".join(
         f'<li><a href="{html.escape(href)}" lang="{lang}">{html.escape(title)}</a></li>'
         for title, href, lang in decks
     )
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8" />
-<title>Position in Transformers: lecture slides</title>
-<style>body {{ font-family: sans-serif; max-width: 820px; margin: 2em auto; line-height: 1.5; }}
-li {{ margin: 0.3em 0; }} kbd {{ border: 1px solid #999; border-radius: 3px; padding: 0 4px; }}</style>
-</head><body>
-<h1>Position in Transformers: lecture slides</h1>
-<p>One deck per notebook, built from its cells and committed outputs: code is hidden unless the
-code is the point; figures and printed checks stay. Keys: <kbd>Space</kbd> next, <kbd>S</kbd>
-speaker view (with the lecturer's notes), <kbd>F</kbd> full screen, <kbd>Esc</kbd> overview. To
-run the code live, open the notebook in JupyterLab and start a RISE slideshow (see the README).</p>
-<ul>
-{rows}
-</ul>
-</body></html>
-"""
+    return (SLIDES / "index.html").read_text(encoding="utf-8").replace(_DECKS_HERE, rows)
 
 
 def build_slides(notebooks: list[Path], out_dir: Path, root: Path = ROOT) -> list[Path]:
