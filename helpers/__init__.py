@@ -3,7 +3,7 @@
 Layers (a lower module never imports a higher one)::
 
     encodings  ->  attention  ->  transformer  ->  training
-    data, plots, exercises sit beside them.
+    data, plots (with figure_record and diagram), exercises sit beside them.
 
 The two functions here are the ones every notebook calls first.
 """
@@ -26,9 +26,11 @@ _SUBMODULES = (
     "attention",
     "check_env",
     "data",
+    "diagram",
     "encodings",
     "exercises",
     "extrapolation",
+    "figure_record",
     "plots",
     "training",
     "transformer",
