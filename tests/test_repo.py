@@ -90,34 +90,86 @@ def test_check_env_command_line_exits_zero():
     assert result.stdout.strip().endswith("environment OK")
 
 
-# Layering: encodings -> attention -> transformer -> training (data, plots, exercises beside).
-LAYER = {"encodings": 0, "attention": 1, "transformer": 2, "training": 3}
+# Layering: every module of helpers has a layer, and imports from its own layer or lower ones
+# only. A module (or subpackage) missing from the table fails the test: give it a layer.
+LAYER = {
+    "_checks": 0,  # argument checks: import nothing of helpers
+    "_convert": 0,
+    "check_env": 0,  # runs before anything else is known to work
+    "encodings": 1,
+    "data": 1,
+    "plots": 1,
+    "attention": 2,  # knows no position scheme by name: never imports encodings' modules up
+    "transformer": 3,
+    "training": 4,
+    "extrapolation": 4,  # lesson 12's experiment: models and their training
+    "widgets": 4,
+    "exercises": 5,  # the checkers may use every model and helper
+    "__init__": 6,  # the package's front door loads submodules on first use
+}
+HELPERS_MODULES = sorted((ROOT / "helpers").rglob("*.py"))
 
 
-def _helpers_imports(path: Path) -> set[str]:
+def _layer_name(path: Path) -> str:
+    """The top-level module or subpackage of helpers that ``path`` belongs to."""
+    return path.relative_to(ROOT / "helpers").parts[0].removesuffix(".py")
+
+
+def _helpers_imports(path: Path, package: Path = ROOT / "helpers") -> set[str]:
+    """The top-level modules of helpers that ``path`` imports (relative or absolute), outside
+    its own subpackage; a name imported from the package itself that is no module of it
+    (``from helpers import seed_everything``) counts as ``__init__``."""
+    modules = {p.stem if p.suffix else p.name for p in package.iterdir()} - {"__pycache__"}
     tree = ast.parse(path.read_text())
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             module = node.module or ""
             if node.level:  # relative import inside helpers
-                depth = len(path.relative_to(ROOT / "helpers").parts) - 1
+                depth = len(path.relative_to(package).parts) - 1
                 parts = module.split(".") if module else [a.name for a in node.names]
                 if node.level > depth:
-                    found.add(parts[0])
+                    found.add(parts[0] if parts[0] in modules else "__init__")
+            elif module == "helpers":  # from helpers import training
+                found |= {a.name if a.name in modules else "__init__" for a in node.names}
             elif module.startswith("helpers."):
                 found.add(module.split(".")[1])
         elif isinstance(node, ast.Import):
             found |= {a.name.split(".")[1] for a in node.names if a.name.startswith("helpers.")}
-    return found
+    return found - {path.relative_to(package).parts[0].removesuffix(".py")}
 
 
-@pytest.mark.parametrize(
-    "path", sorted((ROOT / "helpers").rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT))
-)
+def test_the_layer_table_names_every_module_and_nothing_else():
+    tops = {_layer_name(path) for path in HELPERS_MODULES}
+    assert tops == set(LAYER), (
+        f"modules without a layer: {sorted(tops - set(LAYER))}; "
+        f"layers without a module: {sorted(set(LAYER) - tops)}"
+    )
+
+
+def test_the_import_reader_sees_every_spelling(tmp_path):
+    package = tmp_path / "helpers"
+    (package / "sub").mkdir(parents=True)
+    code = (
+        "import helpers.plots\nfrom helpers import data, widgets\nfrom helpers.training import x\n"
+        "from .. import attention\nfrom ..encodings import y\nfrom . import sibling\n"
+        "from .own import z\nimport numpy\n"
+    )
+    (package / "sub" / "mod.py").write_text(code)
+    for name in ("plots", "data", "widgets", "training", "attention", "encodings"):
+        (package / f"{name}.py").write_text("")
+    found = _helpers_imports(package / "sub" / "mod.py", package)
+    assert found == {"plots", "data", "widgets", "training", "attention", "encodings"}
+    (package / "top.py").write_text("from . import seed_everything\nfrom helpers import get_device")
+    assert _helpers_imports(package / "top.py", package) == {"__init__"}
+
+
+@pytest.mark.parametrize("path", HELPERS_MODULES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_lower_layers_never_import_higher_ones(path):
-    top = path.relative_to(ROOT / "helpers").parts[0].removesuffix(".py")
-    if top not in LAYER:
-        return
-    higher = {m for m in _helpers_imports(path) if LAYER.get(m, -1) > LAYER[top]}
+    top = _layer_name(path)
+    assert top in LAYER, f"{path.name}: {top} has no layer in LAYER (give it one)"
+    imported = _helpers_imports(path)
+    unknown = imported - set(LAYER)
+    assert not unknown, f"{path.name} imports {unknown}, which are not modules of helpers"
+    higher = {m for m in imported if LAYER[m] > LAYER[top]}
     assert not higher, f"{path.name} ({top}) imports higher layers {higher}"
