@@ -118,7 +118,7 @@ def run_checks(pins: dict[str, str] | None = None) -> list[Check]:
 def main() -> int:
     """Print one line per check and a verdict; return 1 if a required check fails.
 
-    The command-line form of notebook 00's check: ``python -m helpers.check_env``.
+    The command-line form of :func:`run_checks` (notebook 00): ``python -m helpers.check_env``.
     """
     checks = run_checks()
     for check in checks:

@@ -59,7 +59,8 @@ def apply_task(task: str, src: torch.Tensor, pad_id: int = PAD_ID) -> torch.Tens
     ``"copy"`` returns the row, ``"reverse"`` reverses its non-pad part, ``"sort"`` sorts its
     non-pad part in increasing order. Returns a tensor of the same shape as ``src``.
 
-    The toy tasks of notebooks 09, 10 and 13 (via :func:`make_batch`).
+    The toy tasks of notebooks 09, 10 and 13 (via :func:`make_batch`, which
+    :func:`make_dataset` and :func:`batch_stream` call).
     """
     task = require_choice("task", task, TASKS)
     require_tensor("src", src, ndim=2, integer=True)

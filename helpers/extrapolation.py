@@ -203,7 +203,7 @@ def train_on_task(model: torch.nn.Module, seed: int, *, task: str = "sums") -> t
     ``2000 + seed`` for the probe), the :func:`learning_rate` schedule, and a cross-entropy
     loss on the answer tokens only. Deterministic: the same model and seed give the same
     weights. The model must map ``(B, T)`` tokens to ``(B, T, vocabulary)`` logits.
-    Used in notebooks 12, 16 and 17.
+    Used in notebook 12, and by :func:`train_many` (notebooks 12, 16 and 17).
     """
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
@@ -267,7 +267,8 @@ def _in_threads(fn, items: Mapping, workers: int | None) -> dict:
 
 def window_mask(length: int, window: int) -> torch.Tensor:
     """Boolean ``(length, length)``: query i may see keys i - window + 1 .. i (a causal sliding
-    window of ``window`` tokens, itself included). Used in notebook 12 (its baseline)."""
+    window of ``window`` tokens, itself included). Used by :func:`evaluate_many` with ``window=``
+    (notebook 12's baseline)."""
     length = require_int("length", length, minimum=1)
     window = require_int("window", window, minimum=1)
     i = torch.arange(length)[:, None]
@@ -284,7 +285,8 @@ def accuracy_by_position(
     ``tokens[:, :t]``; NaN where no sequence has an answer at t.
 
     ``window``: if given, every query sees only its last ``window`` tokens (the model must
-    accept a ``mask`` argument). Used in notebooks 12, 16 and 17.
+    accept a ``mask`` argument). The first half of :func:`evaluate`'s result, for one model:
+    notebooks 12, 16 and 17 get it for several at once from :func:`evaluate_many`.
     """
     return evaluate(model, tokens, window=window, task=task)[0]
 
@@ -295,7 +297,8 @@ def evaluate(
 ) -> tuple[np.ndarray, dict[str, float]]:
     """One forward pass, two summaries: :func:`accuracy_by_position` and the accuracy pooled
     over the answers of each range of ``RANGES`` (NaN for a range that does not fit in
-    ``tokens`` or holds no answer). Used in notebook 12, which needs both for every model."""
+    ``tokens`` or holds no answer). Run for each model by :func:`evaluate_many` in notebook 12,
+    which needs both."""
     require_tensor("tokens", tokens, ndim=2, integer=True)
     task = require_choice("task", task, TASKS)
     if tokens.shape[1] < 3:

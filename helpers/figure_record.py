@@ -100,7 +100,8 @@ def smallest_text(fig) -> tuple[float, str]:
     Every drawn text counts: titles, axis and tick labels, legend entries, colour-bar labels,
     annotations, text in boxes. ``(inf, "")`` for a figure without text. Shown on a slide, the
     text is ``points x dpi / 72`` pixels of the PNG tall, times the scale the slide shows the
-    PNG at. Used for every figure of notebooks 00 to 17 (through :func:`figure_png`).
+    PNG at. Used for every lesson figure through :func:`set_style`, which each lesson's set-up
+    cell calls (notebook 03's, for one), and :func:`figure_png`.
     """
     fig = _check_figure(fig)
     with _drawn_texts() as drawn:
@@ -117,8 +118,9 @@ def figure_png(fig, dpi: float | None = None) -> bytes:
     ``TEXT_SIZE_KEY`` recording its smallest text: ``{"pt", "dpi", "px", "text"}`` (``px`` =
     ``pt x dpi / 72``, the text's size in pixels of this PNG), and how many pairs of its texts
     overlap (``"overlaps"``, with up to three ``"overlapping"`` pairs: crowded tick labels, a
-    title running into another). ``dpi`` defaults to the figure's. Used for every figure of notebooks 00 to 17 (``set_style`` makes Jupyter show
-    figures with it); :func:`read_text_size` reads the record back.
+    title running into another). ``dpi`` defaults to the figure's. Used for every lesson figure:
+    :func:`set_style`, which each lesson's set-up cell calls (notebook 03's, for one), makes
+    Jupyter show figures with it; :func:`read_text_size` reads the record back.
     """
     fig = _check_figure(fig)
     dpi = fig.dpi if dpi is None else require_positive_float("dpi", dpi)
@@ -142,7 +144,8 @@ def read_text_size(png: bytes) -> dict | None:
     """The smallest-text record a PNG from :func:`figure_png` carries, or None without one.
 
     Reads the chunks up to the image data (where :func:`figure_png` puts the record), so the
-    first kilobyte or so of the file is enough. Used by the deck tests for notebooks 00 to 17.
+    first kilobyte or so of the file is enough. The deck tests read it from the figures that
+    :func:`set_style` makes (each lesson's set-up cell calls it: notebook 03's, for one).
     """
     if not isinstance(png, bytes | bytearray):
         raise TypeError(f"png must be bytes, got {type(png).__name__}")

@@ -53,14 +53,11 @@ DEFAULTS = {
     transformer.FeedForward: {"dropout": 0.0},
     transformer.EncoderLayer: {"dropout": 0.0, "norm_first": False, "position": None},
     transformer.DecoderLayer: {"dropout": 0.0, "norm_first": False, "position": None},
-    transformer.Transformer: MODEL_DEFAULTS,
-    transformer.DecoderOnlyTransformer: MODEL_DEFAULTS | {"dropout": 0.0, "nope_layers": ()},
+    # The models have no defaults of their own: they take TransformerConfig's (the test below).
+    transformer.Transformer: {"config": None},
+    transformer.DecoderOnlyTransformer: {"config": None},
     transformer.TransformerConfig: MODEL_DEFAULTS | {"nope_layers": ()},  # no NoPE layer
-    transformer.TorchReferenceTransformer: {
-        name: value
-        for name, value in MODEL_DEFAULTS.items()
-        if name not in ("relative_max_distance", "tie_embeddings")
-    },
+    transformer.TorchReferenceTransformer: {"config": None},
     transformer.greedy_decode: {"eos_id": None, "src_mask": None, "pad_id": 0, "use_cache": False},
     transformer.generate: {"use_cache": True, "cache": None, "dynamic_ntk": None},
     transformer.WindowedKVCache: {"sinks": 4, "window": None, "positions": "cache"},
@@ -103,10 +100,12 @@ def test_documented_defaults(function):
     assert defaults(function) == DEFAULTS[function]
 
 
-def test_the_reference_model_is_configured_like_ours_by_default():
-    ours, reference = (
-        defaults(transformer.Transformer),
-        defaults(transformer.TorchReferenceTransformer),
-    )
-    shared = {name: ours[name] for name in reference}
-    assert shared == reference
+def test_the_models_built_with_nothing_hold_the_config_defaults():
+    """One set of defaults (dropout 0.1 included) for the three models, the reference's too."""
+    configs = [
+        transformer.Transformer(5, 5).config,
+        transformer.DecoderOnlyTransformer(5).config,
+        transformer.TorchReferenceTransformer(5, 5).config,
+    ]
+    assert configs == [transformer.TransformerConfig()] * 3
+    assert configs[0].dropout == 0.1

@@ -18,6 +18,7 @@ from helpers.transformer import (
 )
 
 P = 0.2  # not PyTorch's default 0.5, so a forgotten rate shows
+TINY = {"d_model": 8, "num_heads": 2, "num_layers": 1, "d_ff": 16}
 L = 64
 
 
@@ -110,9 +111,9 @@ def dropout_rates(module: nn.Module) -> list[float]:
         (lambda: DecoderLayer(8, 2, 16, P), 3 + 1 + 2),  # 3 residual, FFN, 2 attentions
         (lambda: DecoderLayer(8, 2, 16, P, norm_first=True), 6),
         (lambda: TokenAndPositionalEmbedding(5, 8, dropout=P), 1),
-        (lambda: Transformer(5, 5, 8, 2, 1, 16, dropout=P), 2 + 4 + 6),
-        (lambda: DecoderOnlyTransformer(5, 8, 2, 1, 16, dropout=P), 1 + 4),
-        (lambda: DecoderOnlyTransformer(5, 8, 2, 1, 16, dropout=P, positional="rotary"), 5),
+        (lambda: Transformer(5, 5, **TINY, dropout=P), 2 + 4 + 6),
+        (lambda: DecoderOnlyTransformer(5, **TINY, dropout=P), 1 + 4),
+        (lambda: DecoderOnlyTransformer(5, **TINY, dropout=P, positional="rotary"), 5),
     ],
 )
 def test_every_dropout_site_gets_the_rate(make, sites):
@@ -123,8 +124,8 @@ def test_every_dropout_site_gets_the_rate(make, sites):
 def test_models_in_eval_mode_drop_nothing():
     seed_everything(0)
     src = torch.randint(5, (2, 7))
-    with_dropout = Transformer(5, 5, 8, 2, 1, 16, dropout=0.5).eval()
-    without = Transformer(5, 5, 8, 2, 1, 16, dropout=0.0).eval()
+    with_dropout = Transformer(5, 5, **TINY, dropout=0.5).eval()
+    without = Transformer(5, 5, **TINY, dropout=0.0).eval()
     without.load_state_dict(with_dropout.state_dict())
     torch.testing.assert_close(with_dropout(src, src), without(src, src))
     with_dropout.train()

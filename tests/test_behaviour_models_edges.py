@@ -149,7 +149,11 @@ def test_a_broadcast_key_padding_row_is_not_ambiguous():
 
 def test_one_query_with_a_one_row_mask_is_not_ambiguous():
     q, kv = torch.randn(1, 1, 8), torch.randn(1, 3, 8)
-    mha()(q, kv, kv, torch.tensor([[True, False, True]]))
+    out, weights = mha()(q, kv, kv, torch.tensor([[True, False, True]]))
+    # both readings of a (1, 3) mask agree here: key 1 is hidden from the one query
+    expected, _ = mha()(q, kv, kv, torch.tensor([[[[True, False, True]]]]))
+    torch.testing.assert_close(out, expected, rtol=0, atol=0)
+    assert weights[0, :, 0, 1].eq(0).all() and weights[0, :, 0, [0, 2]].gt(0).all()
 
 
 def test_a_two_row_key_padding_mask_at_batch_two_is_ambiguous():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 
 import pytest
 import torch
@@ -12,6 +13,7 @@ from helpers.attention import MultiHeadAttention, causal_mask
 from helpers.encodings import POSITION_SCHEMES, PositionScheme, require_scheme
 from helpers.transformer import (
     DecoderOnlyTransformer,
+    TorchReferenceTransformer,
     Transformer,
     TransformerConfig,
     count_parameters,
@@ -41,6 +43,75 @@ def test_models_keep_their_arguments_in_one_validated_config():
     assert lm.layers[1].self_attn.position.keys.max_distance == 3
     with pytest.raises(dataclasses.FrozenInstanceError):
         model.config.d_model = 32
+
+
+MODELS = {
+    "Transformer": lambda config=None, **options: Transformer(V, V, config, **options),
+    "DecoderOnlyTransformer": lambda config=None, **options: DecoderOnlyTransformer(
+        V, config, **options
+    ),
+    "TorchReferenceTransformer": lambda config=None, **options: TorchReferenceTransformer(
+        V, V, config, **options
+    ),
+}
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_every_model_has_the_config_defaults_and_no_others(name):
+    """One set of defaults: built with nothing, each model holds ``TransformerConfig()``
+    (dropout 0.1 included), and its signature spells no field of the configuration."""
+    model = MODELS[name]()
+    assert model.config == TransformerConfig()
+    rates = {m.p for m in model.modules() if isinstance(m, torch.nn.Dropout) and m.p}
+    assert rates == {0.1}  # (the sinusoidal table's own dropout stays 0: the embedding's acts)
+    fields = {f.name for f in dataclasses.fields(TransformerConfig)}
+    cls = type(model)
+    assert not fields & set(inspect.signature(cls).parameters), cls
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_a_config_and_its_keywords_build_the_same_model(name):
+    config = TransformerConfig(**SIZE, positional="learned", norm_first=True)
+    seed_everything(0)
+    given = MODELS[name](config)
+    seed_everything(0)
+    spelled = MODELS[name](**SIZE, positional="learned", norm_first=True)
+    seed_everything(0)
+    replaced = MODELS[name](TransformerConfig(**SIZE), positional="learned", norm_first=True)
+    assert given.config is config and spelled.config == replaced.config == config
+    for other in (spelled, replaced):  # same draws in the same order: identical weights
+        state = other.state_dict()
+        assert list(state) == list(given.state_dict())
+        for key, value in given.state_dict().items():
+            assert torch.equal(value, state[key]), key
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_models_refuse_a_config_that_is_not_one(name):
+    with pytest.raises(TypeError, match="config must be a TransformerConfig or None, got int 16"):
+        MODELS[name](16)  # the old positional d_model
+    with pytest.raises(TypeError, match="unknown model option.* dmodel: expected fields"):
+        MODELS[name](dmodel=16)
+    with pytest.raises(ValueError, match="dropout"):  # the replaced fields are checked
+        MODELS[name](TransformerConfig(), dropout=1.5)
+
+
+def test_nope_layers_reach_both_stacks_of_the_encoder_decoder():
+    model = Transformer(V, V, **SIZE, positional="rotary", nope_layers=(1,))
+    for stack in (model.encoder_layers, model.decoder_layers):
+        assert [layer.self_attn.position is None for layer in stack] == [False, True]
+
+
+def test_the_reference_refuses_what_torch_nn_cannot_do():
+    with pytest.raises(ValueError, match="tie_embeddings must be False.*got tie_embeddings=True"):
+        TorchReferenceTransformer(V, V, tie_embeddings=True)
+    with pytest.raises(ValueError, match="positional"):
+        TorchReferenceTransformer(V, V, TransformerConfig(positional="rotary", nope_layers=(0,)))
+
+
+def test_config_fields_are_given_by_name():
+    with pytest.raises(TypeError):
+        TransformerConfig(64)
 
 
 @pytest.mark.parametrize(

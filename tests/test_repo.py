@@ -37,8 +37,7 @@ def test_environment_yml_reuses_requirements_txt():
 def test_requirements_pin_torch_and_install_helpers_editable():
     text = (ROOT / "requirements.txt").read_text()
     pins = check_env.read_pins(ROOT / "requirements.txt")
-    assert pins["torch"] == "2.13.0"
-    for name in ["jupyterlab", "numpy", "matplotlib", "seaborn", "nbval", "pytest"]:
+    for name in ["torch", "jupyterlab", "numpy", "matplotlib", "seaborn", "nbval", "pytest"]:
         assert re.fullmatch(r"\d+(\.\d+)+", pins[name]), f"{name} not pinned exactly"
     assert re.search(r"^-e \.$", text, re.MULTILINE), "requirements.txt must install helpers (-e .)"
 
@@ -46,7 +45,47 @@ def test_requirements_pin_torch_and_install_helpers_editable():
 def test_read_pins_accepts_a_str_path_like_a_path():
     path = ROOT / "requirements.txt"
     assert check_env.read_pins(str(path)) == check_env.read_pins(path)
-    assert check_env.read_pins(str(path))["torch"] == "2.13.0"
+    line = next(x for x in path.read_text().splitlines() if x.startswith("torch=="))
+    assert check_env.read_pins(str(path))["torch"] == line.removeprefix("torch==")
+
+
+# The one source of every version is requirements.txt; environment.yml, .ci/run and
+# helpers/check_env.py read it. Where a version must be spelled out for a reader (the README's
+# CPU-only install command, the comment in requirements.txt), it is checked against the pin here.
+PINNED_SPELLING = re.compile(r"\b([A-Za-z][\w.-]*)==(\d[\w.+-]*)")
+
+
+def _pins_spelled_in_tracked_files() -> list[tuple[str, str, str]]:
+    """Every ``name==version`` in the repository's tracked text files, but requirements.txt's
+    own pin lines: (file, name, version)."""
+    files = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    found = []
+    for name in files:
+        path = ROOT / name
+        if path.suffix in {".png", ".svg", ".woff2", ".ttf"} or not path.is_file():
+            continue
+        if name == "tests/test_repo.py":  # this file spells wrong pins on purpose
+            continue
+        for line in path.read_text(errors="replace").splitlines():
+            if name == "requirements.txt" and not line.startswith("#"):
+                continue  # the pins themselves
+            found += [(name, *match) for match in PINNED_SPELLING.findall(line)]
+    return found
+
+
+def test_every_spelled_pin_equals_requirements_txt():
+    pins = check_env.read_pins(ROOT / "requirements.txt")
+    spelled = _pins_spelled_in_tracked_files()
+    torch_spellings = {file for file, name, _ in spelled if name == "torch"}
+    assert {"README.md", "requirements.txt"} <= torch_spellings, torch_spellings
+    wrong = [
+        (file, name, version)
+        for file, name, version in spelled
+        if name.lower() in pins and version != pins[name.lower()]
+    ]
+    assert not wrong, f"versions that differ from requirements.txt's pins: {wrong}"
 
 
 def test_readme_gives_the_two_commands_that_ci_runs():
@@ -90,44 +129,88 @@ def test_check_env_command_line_exits_zero():
     assert result.stdout.strip().endswith("environment OK")
 
 
-# Layering: encodings -> attention -> transformer -> training (data, plots, exercises beside).
-# The drawing modules (plots, and figure_record and diagram, which it re-exports) sit at the
-# bottom beside encodings: they draw what they are given and import no model layer.
+# Layering: every module of helpers has a layer, and imports from its own layer or lower ones
+# only. A module (or subpackage) missing from the table fails the test: give it a layer.
 LAYER = {
-    "encodings": 0,
-    "attention": 1,
-    "transformer": 2,
-    "training": 3,
-    "plots": 0,
-    "figure_record": 0,
-    "diagram": 0,
+    "_checks": 0,  # argument checks: import nothing of helpers
+    "_convert": 0,
+    "check_env": 0,  # runs before anything else is known to work
+    "encodings": 1,
+    "data": 1,
+    "plots": 1,  # with figure_record and diagram, which it re-exports: they draw what
+    "figure_record": 1,  # they are given and import no model layer
+    "diagram": 1,
+    "attention": 2,  # knows no position scheme by name: never imports encodings' modules up
+    "transformer": 3,
+    "training": 4,
+    "extrapolation": 4,  # lesson 12's experiment: models and their training
+    "widgets": 4,
+    "exercises": 5,  # the checkers may use every model and helper
+    "__init__": 6,  # the package's front door loads submodules on first use
 }
+HELPERS_MODULES = sorted((ROOT / "helpers").rglob("*.py"))
 
 
-def _helpers_imports(path: Path) -> set[str]:
+def _layer_name(path: Path) -> str:
+    """The top-level module or subpackage of helpers that ``path`` belongs to."""
+    return path.relative_to(ROOT / "helpers").parts[0].removesuffix(".py")
+
+
+def _helpers_imports(path: Path, package: Path = ROOT / "helpers") -> set[str]:
+    """The top-level modules of helpers that ``path`` imports (relative or absolute), outside
+    its own subpackage; a name imported from the package itself that is no module of it
+    (``from helpers import seed_everything``) counts as ``__init__``."""
+    modules = {p.stem if p.suffix else p.name for p in package.iterdir()} - {"__pycache__"}
     tree = ast.parse(path.read_text())
     found = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             module = node.module or ""
             if node.level:  # relative import inside helpers
-                depth = len(path.relative_to(ROOT / "helpers").parts) - 1
+                depth = len(path.relative_to(package).parts) - 1
                 parts = module.split(".") if module else [a.name for a in node.names]
                 if node.level > depth:
-                    found.add(parts[0])
+                    found.add(parts[0] if parts[0] in modules else "__init__")
+            elif module == "helpers":  # from helpers import training
+                found |= {a.name if a.name in modules else "__init__" for a in node.names}
             elif module.startswith("helpers."):
                 found.add(module.split(".")[1])
         elif isinstance(node, ast.Import):
             found |= {a.name.split(".")[1] for a in node.names if a.name.startswith("helpers.")}
-    return found
+    return found - {path.relative_to(package).parts[0].removesuffix(".py")}
 
 
-@pytest.mark.parametrize(
-    "path", sorted((ROOT / "helpers").rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT))
-)
+def test_the_layer_table_names_every_module_and_nothing_else():
+    tops = {_layer_name(path) for path in HELPERS_MODULES}
+    assert tops == set(LAYER), (
+        f"modules without a layer: {sorted(tops - set(LAYER))}; "
+        f"layers without a module: {sorted(set(LAYER) - tops)}"
+    )
+
+
+def test_the_import_reader_sees_every_spelling(tmp_path):
+    package = tmp_path / "helpers"
+    (package / "sub").mkdir(parents=True)
+    code = (
+        "import helpers.plots\nfrom helpers import data, widgets\nfrom helpers.training import x\n"
+        "from .. import attention\nfrom ..encodings import y\nfrom . import sibling\n"
+        "from .own import z\nimport numpy\n"
+    )
+    (package / "sub" / "mod.py").write_text(code)
+    for name in ("plots", "data", "widgets", "training", "attention", "encodings"):
+        (package / f"{name}.py").write_text("")
+    found = _helpers_imports(package / "sub" / "mod.py", package)
+    assert found == {"plots", "data", "widgets", "training", "attention", "encodings"}
+    (package / "top.py").write_text("from . import seed_everything\nfrom helpers import get_device")
+    assert _helpers_imports(package / "top.py", package) == {"__init__"}
+
+
+@pytest.mark.parametrize("path", HELPERS_MODULES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_lower_layers_never_import_higher_ones(path):
-    top = path.relative_to(ROOT / "helpers").parts[0].removesuffix(".py")
-    if top not in LAYER:
-        return
-    higher = {m for m in _helpers_imports(path) if LAYER.get(m, -1) > LAYER[top]}
+    top = _layer_name(path)
+    assert top in LAYER, f"{path.name}: {top} has no layer in LAYER (give it one)"
+    imported = _helpers_imports(path)
+    unknown = imported - set(LAYER)
+    assert not unknown, f"{path.name} imports {unknown}, which are not modules of helpers"
+    higher = {m for m in imported if LAYER[m] > LAYER[top]}
     assert not higher, f"{path.name} ({top}) imports higher layers {higher}"

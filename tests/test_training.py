@@ -276,7 +276,7 @@ def test_init_attention_like_torch_draws_what_torch_multihead_attention_draws():
 
 def test_init_attention_like_torch_bound_and_scope_in_a_transformer():
     seed_everything(0)
-    model = Transformer(13, 13, 64, 4, 1, 256, dropout=0.0)
+    model = Transformer(13, 13, d_model=64, num_heads=4, num_layers=1, d_ff=256, dropout=0.0)
     before = {name: p.detach().clone() for name, p in model.named_parameters()}
     init_attention_like_torch(model)
     bound = math.sqrt(6 / (4 * 64))  # 0.153, against sqrt(6 / 128) = 0.217 for one matrix

@@ -24,6 +24,7 @@ pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 SCHEMES = ("sinusoidal", "learned", "none", "rotary", "alibi", "relative")
 SMALL = {"d_model": 16, "num_heads": 2, "num_layers": 2, "d_ff": 32, "dropout": 0.0}
+LM = {"d_model": 16, "num_heads": 2, "num_layers": 1, "d_ff": 32, "dropout": 0.0}
 
 
 def small_transformer(**kwargs) -> Transformer:
@@ -73,7 +74,9 @@ def test_layer_parameter_counts_match_formula_and_pytorch(d_model, num_heads, d_
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_model_parameter_count_against_torch_nn_transformer(norm_first):
     d_model, num_layers = 32, 3
-    model = Transformer(10, 10, d_model, 4, num_layers, 64, norm_first=norm_first)
+    model = Transformer(
+        10, 10, d_model=d_model, num_heads=4, num_layers=num_layers, d_ff=64, norm_first=norm_first
+    )
     stacks = [model.encoder_layers, model.decoder_layers, model.encoder_norm, model.decoder_norm]
     ours = sum(count_parameters(m) for m in stacks)
     # torch.nn.Transformer always ends both stacks with a LayerNorm (2 * d_model each); the
@@ -200,7 +203,7 @@ def test_future_target_tokens_cannot_change_earlier_logits(positional):
 @pytest.mark.parametrize("positional", SCHEMES)
 def test_decoder_only_is_causal(positional):
     seed_everything(0)
-    model = DecoderOnlyTransformer(12, 16, 2, 2, 32, positional=positional).eval()
+    model = DecoderOnlyTransformer(12, **(LM | {"num_layers": 2}), positional=positional).eval()
     tokens = random_tokens(3, 10, low=0, high=12)
     changed = tokens.clone()
     changed[:, 6] = (changed[:, 6] + 1) % 12
@@ -289,7 +292,7 @@ def test_positional_none_makes_the_encoder_permutation_equivariant():
 
 
 def test_learned_positions_stop_at_max_len():
-    model = DecoderOnlyTransformer(12, 16, 2, 1, 32, max_len=8, positional="learned")
+    model = DecoderOnlyTransformer(12, **LM, max_len=8, positional="learned")
     model(torch.zeros(1, 8, dtype=torch.long))
     with pytest.raises(ValueError, match="max_len"):
         model(torch.zeros(1, 9, dtype=torch.long))
@@ -417,7 +420,9 @@ def test_forward_rejects_bad_inputs_and_masks():
     with pytest.raises(ValueError, match="memory"):
         model.decode(tgt, torch.zeros(2, 5, 8))
     with pytest.raises(ValueError, match="mask"):
-        DecoderOnlyTransformer(12, 16, 2)(src, mask=torch.ones(2, 5, dtype=torch.bool))
+        DecoderOnlyTransformer(12, d_model=16, num_heads=2)(
+            src, mask=torch.ones(2, 5, dtype=torch.bool)
+        )
 
 
 def test_greedy_decode_rejects_bad_arguments():

@@ -218,7 +218,9 @@ def test_a_new_language_is_one_command_away(tmp_path):
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_catalogues_hold_no_stale_previous_english(lang):
     """A finished message keeps no "#| msgid" (nor the "# | msgid" comment Babel made of it)."""
-    for path in (i18n.LOCALE / lang / "LC_MESSAGES").rglob("*.po"):
+    paths = sorted((i18n.LOCALE / lang / "LC_MESSAGES").rglob("*.po"))
+    assert paths, f"no catalogue of {lang} found: the loop below would check nothing"
+    for path in paths:
         text = path.read_text(encoding="utf-8")
         assert "\n# |" not in text, path
         for block in text.split("\n\n"):

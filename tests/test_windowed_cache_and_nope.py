@@ -19,11 +19,14 @@ from helpers.transformer import (
 )
 
 VOCAB = 20
+SIZE = {"d_model": 32, "num_heads": 4, "d_ff": 64, "dropout": 0.0}
 
 
 def rotary_model(num_layers: int = 1, seed: int = 0, **kwargs) -> DecoderOnlyTransformer:
     seed_everything(seed)
-    model = DecoderOnlyTransformer(VOCAB, 32, 4, num_layers, 64, positional="rotary", **kwargs)
+    model = DecoderOnlyTransformer(
+        VOCAB, **SIZE, num_layers=num_layers, positional="rotary", **kwargs
+    )
     return model.eval()
 
 
@@ -51,7 +54,7 @@ def test_nope_layers_keep_the_seeded_weights():
 
 def test_every_layer_nope_is_the_model_without_position():
     seed_everything(3)
-    none = DecoderOnlyTransformer(VOCAB, 32, 4, 2, 64, positional="none").eval()
+    none = DecoderOnlyTransformer(VOCAB, **SIZE, num_layers=2, positional="none").eval()
     all_nope = rotary_model(2, seed=3, nope_layers=(0, 1))
     x = tokens(10)
     torch.testing.assert_close(all_nope(x), none(x), rtol=0, atol=0)
@@ -115,7 +118,7 @@ def test_the_window_limits_the_new_tokens_and_the_scheme():
     with pytest.raises(ValueError, match="window=4"):
         model(tokens(5), cache=WindowedKVCache(1, sinks=1, window=4))
     seed_everything(0)
-    sinusoidal = DecoderOnlyTransformer(VOCAB, 32, 4, 1, 64)
+    sinusoidal = DecoderOnlyTransformer(VOCAB, **SIZE, num_layers=1)
     with pytest.raises(ValueError, match="sinusoidal"):
         sinusoidal(tokens(3), cache=WindowedKVCache(1))
 

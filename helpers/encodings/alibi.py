@@ -58,7 +58,7 @@ def alibi_bias(
     removes the keys ``j > i``, and there the value of the bias does not matter.
     Add it to ``q k^T / sqrt(d_k)`` before the softmax (the ``attn_bias`` of
     :func:`helpers.attention.scaled_dot_product_attention`).
-    Derived in notebook 11; used by the models (notebook 12).
+    Derived in notebook 11; used by the models built with ``positional="alibi"`` (lesson 12).
     """
     seq_len = require_int("seq_len", seq_len, minimum=1)
     device = require_device("device", device)

@@ -17,7 +17,7 @@ class PositionalAttention(nn.Module):
     ``helpers.attention.MultiHeadAttention`` calls three hooks, each doing nothing here;
     a scheme overrides the ones it needs. Shapes are per head: ``(B, H, L, d_k)``.
     ``offset`` is the position of the first new query (> 0 when earlier keys come from a
-    key/value cache, notebook 15); keys sit at positions ``0 .. L_k - 1``.
+    key/value cache, lesson 15); keys sit at positions ``0 .. L_k - 1``.
 
     - :meth:`rotate` turns queries and keys by their positions (rotary).
     - :meth:`score_bias` returns a term added to the scaled scores ``q k^T / sqrt(d_k)``

@@ -38,7 +38,7 @@ class TokenAndPositionalEmbedding(nn.Module):
 
     Attributes: ``token_embedding`` (``nn.Embedding``), ``position`` (the position module, or
     None when nothing is added here), ``dropout``, ``d_model``, ``max_len``, ``positional``.
-    Derived in notebook 05; the first layer of every model (notebooks 10, 12, 15).
+    Derived in notebook 05; the first layer of every model (lessons 10, 12, 15).
     """
 
     def __init__(

@@ -325,7 +325,7 @@ def shift_is_linear(
     below any scheme that only approximates a linear shift). The raw index fails: ``t -> t + phi``
     is affine, not linear. Negative offsets follow (``A`` is invertible when it exists).
 
-    A criterion of notebook 02, met by the sinusoidal encoding (notebooks 03-04).
+    A criterion of notebook 02, met by the sinusoidal encoding (lessons 03-04).
     """
     seq_len = require_int("seq_len", seq_len, minimum=2)
     offsets = _offsets(offsets)
@@ -359,7 +359,7 @@ def no_near_collisions(encode: Scheme, seq_len: int = 512, verbose: bool = True)
     (criterion 1) are the extreme case; a single (sin, cos) pair at ``omega = 1`` has none, yet
     positions 0 and 6 are 0.28 apart while neighbours are 0.96 apart. Pairs are compared offset
     by offset; a failure names the smallest offset, then the smallest position, that comes too
-    close. A criterion of notebook 02, met by the sinusoidal encoding (notebook 03).
+    close. A criterion of notebook 02, met by the sinusoidal encoding (lesson 03).
     """
     seq_len = require_int("seq_len", seq_len, minimum=3)
     table = _table(encode, seq_len)

@@ -48,7 +48,8 @@ class PositionScheme:
     ``"nowhere"``. ``even_d_model`` / ``even_d_k``: the model width / head width must be even
     (sin-cos or rotation pairs). ``bounded``: positions past ``max_len`` have no encoding.
     Exactly the builder that matches ``enters`` is given (see the module docstring).
-    Used by the models of notebooks 10, 12 and 15.
+    Used by the models, :class:`~helpers.transformer.Transformer` and
+    :class:`~helpers.transformer.DecoderOnlyTransformer` (notebooks 10, 12 and 15).
     """
 
     name: str
@@ -137,7 +138,8 @@ POSITION_SCHEMES: dict[str, PositionScheme] = {
 def require_scheme(positional: object, d_model: int, num_heads: int) -> PositionScheme:
     """The entry of ``positional``, after checking its constraints hold for these sizes.
 
-    Used by the models of notebooks 10, 12 and 15.
+    Used by the models, :class:`~helpers.transformer.Transformer` and
+    :class:`~helpers.transformer.DecoderOnlyTransformer` (notebooks 10, 12 and 15).
     """
     positional = require_choice("positional", positional, tuple(POSITION_SCHEMES))
     scheme = POSITION_SCHEMES[positional]

@@ -132,7 +132,8 @@ def relative_scores(q: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
 
     ``q``: ``(..., L_q, d_k)``; ``a``: ``(L_q, L_k, d_k)``. Returns ``(..., L_q, L_k)``
     (not yet divided by ``sqrt(d_k)``).
-    Derived in notebook 11 (by hand there).
+    The score term of :class:`RelativePositionalAttention`, derived in notebook 11 (by hand
+    there).
     """
     require_tensor("q", q, min_ndim=2, floating=True)
     _require_table(a, q.shape[-2])
@@ -147,7 +148,7 @@ def relative_values(weights: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
 
     ``weights``: attention weights ``(..., L_q, L_k)``; ``a``: ``(L_q, L_k, d_v)``.
     Returns ``(..., L_q, d_v)``, to be added to ``weights @ v``.
-    Derived in notebook 11.
+    The value term of :class:`RelativePositionalAttention`, derived in notebook 11.
     """
     require_tensor("weights", weights, min_ndim=2, floating=True)
     _require_table(a, weights.shape[-2], weights.shape[-1])

@@ -56,7 +56,8 @@ def rotary_frequencies(
     """Angular frequencies ``omega_k = base**(-2k / d)`` for pairs ``k = 0 .. d/2 - 1``.
 
     Returns a tensor of shape ``(d // 2,)``, decreasing from 1.
-    Derived in notebook 11; used in notebook 15.
+    The frequencies of :class:`RotaryPositionalAttention`, derived in notebook 11; used in
+    notebook 15.
     """
     d = require_even("d", d)
     base = require_positive_float("base", base)

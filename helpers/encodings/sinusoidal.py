@@ -66,7 +66,8 @@ class SinusoidalPositionalEncoding(nn.Module):
     The table ``PE`` (``max_len, d_model``) is computed once and kept in a registered,
     non-persistent buffer named ``pe``: it follows ``.to(device)`` and ``.double()`` like a
     parameter, is never trained, and stays out of ``state_dict`` (it can always be recomputed).
-    Derived in notebook 03; used in notebooks 05 and 13.
+    Derived in notebook 03; used in notebook 13, and inside :class:`TokenAndPositionalEmbedding`
+    (notebook 05).
     """
 
     pe: torch.Tensor

@@ -14,7 +14,7 @@ Each public method checks its arguments once; the layers' unchecked cores run be
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 
 import torch
 from torch import nn
@@ -35,17 +35,20 @@ from .layers import DecoderLayer, EncoderLayer, _Block, _require_layer_args
 __all__ = ["TransformerConfig", "Transformer", "DecoderOnlyTransformer", "count_parameters"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TransformerConfig:
-    """The sizes and options of a :class:`Transformer` or :class:`DecoderOnlyTransformer`,
-    checked once when made (a bad value raises here, naming the argument).
+    """The sizes and options of a :class:`Transformer`, :class:`DecoderOnlyTransformer` or
+    :class:`~helpers.transformer.TorchReferenceTransformer`, checked once when made (a bad value
+    raises here, naming the argument). Fields are given by name; the defaults below are the only
+    ones: every model takes ``TransformerConfig(...)``, or the same keywords, which build one.
 
     ``positional``: a name in ``helpers.encodings.POSITION_SCHEMES``; ``relative_max_distance``:
     the clipping distance of ``"relative"``; ``tie_embeddings``: share the embedding matrices
     with the output projection (paper, section 3.4); ``nope_layers``: the indices of the layers
     whose self-attention gets no position (NoPE layers, e.g. every fourth one as in Llama 4 and
     SmolLM3: ``tuple(range(3, num_layers, 4))``), for schemes that enter the attention (rotary,
-    relative). Used in notebooks 10, 12, 15 and 17.
+    relative). Per-layer options live here, never in a model's signature: ``layer_args(i)``
+    is what layer ``i`` is built with. Used in notebooks 10, 12, 15 and 17.
     """
 
     d_model: int = 64
@@ -109,6 +112,28 @@ class TransformerConfig:
             "norm_first": self.norm_first,
             "position": position,
         }
+
+
+_FIELDS = tuple(f.name for f in fields(TransformerConfig))
+
+
+def _configured(config: TransformerConfig | None, options: dict) -> TransformerConfig:
+    """The model's configuration: ``config`` (default: ``TransformerConfig()``) with the keyword
+    ``options`` replacing its fields; checked by ``TransformerConfig``."""
+    if config is not None and not isinstance(config, TransformerConfig):
+        raise TypeError(
+            f"config must be a TransformerConfig or None, got {type(config).__name__} "
+            f"{config!r} (give sizes by name, e.g. d_model=64, or as TransformerConfig(...))"
+        )
+    unknown = sorted(set(options) - set(_FIELDS))
+    if unknown:
+        raise TypeError(
+            f"unknown model option(s) {', '.join(unknown)}: expected fields of "
+            f"TransformerConfig ({', '.join(_FIELDS)})"
+        )
+    if config is None:
+        return TransformerConfig(**options)
+    return replace(config, **options) if options else config
 
 
 class _Model(nn.Module):
@@ -184,10 +209,12 @@ class Transformer(_Model):
 
     ``encode`` and ``decode`` run the two halves separately (for greedy decoding); with
     ``need_weights=True`` they also return every layer's attention weights.
-    ``norm_first=True`` gives pre-LN layers and a final LayerNorm after each stack.
-    ``tie_embeddings=True`` (paper, section 3.4) shares one matrix between the source and
-    target embeddings (the vocabularies must agree) and the output projection.
-    The arguments after the vocabularies make a :class:`TransformerConfig` (``self.config``).
+    The sizes and options are one :class:`TransformerConfig` (``self.config``): pass it as
+    ``config``, or pass its fields by name (``d_model=32, dropout=0.0``), which build one (and
+    replace those fields of ``config`` when both are given). ``norm_first=True`` gives pre-LN
+    layers and a final LayerNorm after each stack. ``tie_embeddings=True`` (paper, section 3.4)
+    shares one matrix between the source and target embeddings (the vocabularies must agree)
+    and the output projection. ``nope_layers`` applies to layer ``i`` of both stacks.
     Trained in notebook 10.
     """
 
@@ -195,25 +222,14 @@ class Transformer(_Model):
         self,
         src_vocab_size: int,
         tgt_vocab_size: int,
-        d_model: int = 64,
-        num_heads: int = 4,
-        num_layers: int = 2,
-        d_ff: int = 256,
-        dropout: float = 0.1,
-        max_len: int = 512,
-        positional: str = "sinusoidal",
-        norm_first: bool = False,
-        *,
-        relative_max_distance: int = 16,
-        tie_embeddings: bool = False,
+        config: TransformerConfig | None = None,
+        **options: object,
     ) -> None:
         super().__init__()
         require_int("src_vocab_size", src_vocab_size, minimum=1)
         require_int("tgt_vocab_size", tgt_vocab_size, minimum=1)
-        config = TransformerConfig(
-            d_model, num_heads, num_layers, d_ff, dropout, max_len, positional, norm_first,
-            relative_max_distance, tie_embeddings,
-        )  # fmt: skip
+        config = _configured(config, options)
+        tie_embeddings = config.tie_embeddings
         if tie_embeddings and src_vocab_size != tgt_vocab_size:
             raise ValueError(
                 f"tie_embeddings=True shares one embedding matrix, so src_vocab_size and "
@@ -317,44 +333,23 @@ class DecoderOnlyTransformer(_Model):
     With a ``cache`` (:class:`~helpers.attention.KVCache`) ``tokens`` are only the new ones, at
     positions ``cache.length ..`` (see :func:`generate`, notebook 15); a
     :class:`~helpers.transformer.WindowedKVCache` first makes room for them (notebook 17).
+    The sizes and options are one :class:`TransformerConfig` (``self.config``), given as
+    ``config`` or by its field names, exactly as for :class:`Transformer` (same defaults).
     ``tie_embeddings=True`` ties the output projection's weight to the token embedding (paper,
     section 3.4); ``nope_layers`` lists the layers without position (notebook 17).
-    The arguments after ``vocab_size`` make a :class:`TransformerConfig` (``self.config``).
     Trained in notebooks 12, 15 and 17.
     """
 
     def __init__(
         self,
         vocab_size: int,
-        d_model: int = 64,
-        num_heads: int = 4,
-        num_layers: int = 2,
-        d_ff: int = 256,
-        dropout: float = 0.0,
-        max_len: int = 512,
-        positional: str = "sinusoidal",
-        *,
-        norm_first: bool = False,
-        relative_max_distance: int = 16,
-        tie_embeddings: bool = False,
-        nope_layers: tuple[int, ...] = (),
+        config: TransformerConfig | None = None,
+        **options: object,
     ) -> None:
         super().__init__()  # vocab_size: checked by TokenAndPositionalEmbedding
-        self._setup(
-            TransformerConfig(
-                d_model,
-                num_heads,
-                num_layers,
-                d_ff,
-                dropout,
-                max_len,
-                positional,
-                norm_first,
-                relative_max_distance,
-                tie_embeddings,
-                nope_layers,
-            )  # fmt: skip
-        )
+        config = _configured(config, options)
+        tie_embeddings = config.tie_embeddings
+        self._setup(config)
         self.embedding = self._embedding(vocab_size)
         self.layers = self._stack(EncoderLayer)
         self.final_norm = self._final_norm()

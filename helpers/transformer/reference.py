@@ -11,6 +11,7 @@ from ..attention import causal_mask, to_ignore_mask
 from ..encodings import POSITION_SCHEMES
 from .models import (
     TransformerConfig,
+    _configured,
     _Model,
     _require_mask,
     _require_memory,
@@ -31,43 +32,43 @@ class TorchReferenceTransformer(_Model):
     convention) and ``encode``/``decode`` interface as :class:`Transformer`: a reference to
     compare accuracy and speed with.
 
-    The configuration is identical to :class:`Transformer` with the same arguments, including
-    the final LayerNorms (present only with ``norm_first=True``; ``torch.nn.Transformer`` would
-    add them to post-LN stacks too). Only the absolute schemes "sinusoidal", "learned" and
-    "none" are available, since PyTorch's attention has no rotary or relative terms.
-    Compared with :class:`Transformer` in notebook 10.
+    It takes the same :class:`~helpers.transformer.TransformerConfig` as :class:`Transformer`
+    (``config``, or its fields by name, with the same defaults), including the final LayerNorms
+    (present only with ``norm_first=True``; ``torch.nn.Transformer`` would add them to post-LN
+    stacks too). Only the absolute schemes "sinusoidal", "learned" and "none" are available,
+    since PyTorch's attention has no rotary or relative terms (so no ``nope_layers`` either),
+    and ``tie_embeddings`` must be False. Compared with :class:`Transformer` in notebook 10.
     """
 
     def __init__(
         self,
         src_vocab_size: int,
         tgt_vocab_size: int,
-        d_model: int = 64,
-        num_heads: int = 4,
-        num_layers: int = 2,
-        d_ff: int = 256,
-        dropout: float = 0.1,
-        max_len: int = 512,
-        positional: str = "sinusoidal",
-        norm_first: bool = False,
+        config: TransformerConfig | None = None,
+        **options: object,
     ) -> None:
         super().__init__()
         require_int("src_vocab_size", src_vocab_size, minimum=1)
         require_int("tgt_vocab_size", tgt_vocab_size, minimum=1)
-        config = TransformerConfig(
-            d_model, num_heads, num_layers, d_ff, dropout, max_len, positional, norm_first
-        )
+        config = _configured(config, options)
         # PyTorch's attention takes no position module or score bias: only what the embeddings add
-        require_choice("positional", positional, _ABSOLUTE_SCHEMES)
+        require_choice("positional", config.positional, _ABSOLUTE_SCHEMES)
+        if config.tie_embeddings:
+            raise ValueError(
+                "tie_embeddings must be False for the torch.nn reference (its output projection "
+                "is its own matrix), got tie_embeddings=True"
+            )
         self._setup(config)
         self.src_vocab_size, self.tgt_vocab_size = src_vocab_size, tgt_vocab_size
         self.src_embedding = self._embedding(src_vocab_size)
         self.tgt_embedding = self._embedding(tgt_vocab_size)
+        c = config
+        d_model, num_layers, norm_first = c.d_model, c.num_layers, c.norm_first
         layer_args = {
             "d_model": d_model,
-            "nhead": num_heads,
-            "dim_feedforward": d_ff,
-            "dropout": dropout,
+            "nhead": c.num_heads,
+            "dim_feedforward": c.d_ff,
+            "dropout": c.dropout,
             "batch_first": True,
             "norm_first": norm_first,
         }
@@ -83,7 +84,7 @@ class TorchReferenceTransformer(_Model):
             norm=nn.LayerNorm(d_model) if norm_first else None,
         )
         self.transformer = nn.Transformer(
-            d_model, num_heads, custom_encoder=encoder, custom_decoder=decoder, batch_first=True
+            d_model, c.num_heads, custom_encoder=encoder, custom_decoder=decoder, batch_first=True
         )
         self.output_projection = nn.Linear(d_model, tgt_vocab_size)
         _xavier_init([self.transformer, self.output_projection])
