@@ -27,6 +27,8 @@ sliding window of ``TRAIN_LENGTH`` keys cannot answer it. Every function that ta
 
 from __future__ import annotations
 
+import copy
+import math
 import os
 from collections.abc import Hashable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -35,6 +37,7 @@ import numpy as np
 import torch
 
 from ._checks import require_choice, require_int, require_tensor
+from .encodings import PositionalAttention, RotaryPositionalAttention, apply_rotary
 from .transformer import DecoderOnlyTransformer
 
 __all__ = [
@@ -71,6 +74,8 @@ __all__ = [
     "evaluate_many",
     "evaluation_tokens",
     "range_accuracies",
+    "clamp_rotary_offsets",
+    "move_recall_key",
 ]
 
 NUM_VALUES = 8  # tokens 0 .. 7, and the modulus of the rule
@@ -370,3 +375,79 @@ def range_accuracies(
         max_len_eval = EVAL_LENGTH
     max_len_eval = require_int("max_len_eval", max_len_eval, minimum=3, maximum=EVAL_LENGTH)
     return evaluate(model, evaluation_tokens()[:, :max_len_eval], window=window)[1]
+
+
+class _ClampedRotary(PositionalAttention):
+    """Rotary attention whose keys more than ``max_offset`` back are scored as if exactly
+    ``max_offset`` back (every key kept). See :func:`clamp_rotary_offsets`."""
+
+    def __init__(self, rotary: RotaryPositionalAttention, max_offset: int) -> None:
+        super().__init__()
+        self.rotary, self.max_offset = rotary, max_offset
+        self._raw: tuple[torch.Tensor, torch.Tensor] | None = None
+
+    def rotate(self, q, k, offset):
+        self._raw = (q, k)  # unrotated, for the far keys' scores in score_bias
+        return self.rotary.rotate(q, k, offset)
+
+    def score_bias(self, q, len_k, offset):
+        q_raw, k_raw = self._raw
+        self._raw = None
+        _, k_rot = self.rotary.rotate(k_raw, k_raw, 0)  # (B, H, L_k, d_k) at their positions
+        # q_i . R(j - i) k_j with j - i fixed at -max_offset: the query turned by max_offset,
+        # the key not at all
+        q_far = apply_rotary(
+            q_raw, torch.full((q_raw.shape[-2],), self.max_offset), self.rotary.base
+        )
+        scale = math.sqrt(q.shape[-1])
+        near = q @ k_rot.transpose(-2, -1) / scale  # (B, H, L_q, L_k): the scores as they are
+        far = q_far @ k_raw.transpose(-2, -1) / scale  # the scores at offset max_offset
+        i = torch.arange(offset, offset + q.shape[-2])[:, None]
+        j = torch.arange(len_k)[None, :]
+        return torch.where(i - j > self.max_offset, far - near, torch.zeros_like(near))
+
+
+def clamp_rotary_offsets(model: DecoderOnlyTransformer, max_offset: int) -> DecoderOnlyTransformer:
+    """A copy of a rotary ``model`` in which every query scores the keys more than
+    ``max_offset`` tokens back as if they were exactly ``max_offset`` back: all keys stay
+    visible, but no offset beyond ``max_offset`` (e.g. beyond training's ``TRAIN_LENGTH - 1``)
+    reaches a score. Separates the two things a sliding window removes at once, the unseen
+    offsets and the extra keys. The copy adds the difference as a score term, so the attention
+    runs the readable (unfused) path; ``max_offset >= length - 1`` gives the model's own
+    outputs. Used in notebook 12.
+    """
+    if not isinstance(model, DecoderOnlyTransformer):
+        raise TypeError(f"model must be a DecoderOnlyTransformer, got {type(model).__name__}")
+    max_offset = require_int("max_offset", max_offset, minimum=0)
+    clamped = copy.deepcopy(model)
+    for index, layer in enumerate(clamped.layers):
+        rotary = layer.self_attn.position
+        if not isinstance(rotary, RotaryPositionalAttention) or rotary.frequencies is not None:
+            raise ValueError(
+                f"model must use plain rotary attention in every layer; layer {index} has "
+                f"{type(rotary).__name__}"
+            )
+        layer.self_attn.position = _ClampedRotary(rotary, max_offset)
+    return clamped.eval()
+
+
+def move_recall_key(
+    tokens: torch.Tensor, generator: torch.Generator, last: int = 2 * TRAIN_LENGTH - 2
+) -> torch.Tensor:
+    """Recall sequences ``(num, length)`` with the key moved from position 0 to a uniformly
+    random position ``1 .. last``: the key and the filler there swap places, nothing else
+    changes. Every query must come after ``last`` (so the key is still before it). Used in
+    notebook 12, to ask whether a model finds the key by its content or as the first token.
+    """
+    require_tensor("tokens", tokens, ndim=2, integer=True)
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
+    last = require_int("last", last, minimum=1)
+    query = (tokens == RECALL_QUERY).int().argmax(dim=1)  # (num,): the first query per row
+    if not bool(((tokens == RECALL_QUERY).sum(dim=1) == 1).all()) or int(query.min()) <= last:
+        raise ValueError(f"every row must hold one query token after position last={last}")
+    rows = torch.arange(tokens.shape[0])
+    place = torch.randint(1, last + 1, (tokens.shape[0],), generator=generator)  # (num,)
+    moved = tokens.clone()
+    moved[rows, place], moved[:, 0] = tokens[:, 0], tokens[rows, place]
+    return moved

@@ -179,14 +179,17 @@ _DIGITS = re.compile(r"\d+")
 
 def _carry_numbers(old_id: str, new_id: str, old_string: str) -> str | None:
     """The translation of ``new_id`` when it differs from ``old_id`` only in its numbers and
-    ``old_string`` holds those numbers in the same order; else None."""
+    ``old_string`` holds those numbers (in any order: a translation may reorder a sentence),
+    each English number once; else None."""
     if _DIGITS.sub("0", old_id) != _DIGITS.sub("0", new_id):
         return None
     old_numbers, new_numbers = _DIGITS.findall(old_id), _DIGITS.findall(new_id)
-    if _DIGITS.findall(old_string) != old_numbers:
+    if sorted(_DIGITS.findall(old_string)) != sorted(old_numbers):
         return None
-    replacements = iter(new_numbers)
-    return _DIGITS.sub(lambda _: next(replacements), old_string)
+    changed = {old: new for old, new in zip(old_numbers, new_numbers, strict=True) if old != new}
+    if any(old_numbers.count(old) > 1 for old in changed):  # which one moved is ambiguous
+        return None
+    return _DIGITS.sub(lambda match: changed.get(match.group(0), match.group(0)), old_string)
 
 
 def update(lang: str, root: Path = ROOT, locale: Path = LOCALE) -> dict[str, Counter]:

@@ -3,6 +3,7 @@ answer, determinism, and the scoring against an oracle that knows the rule."""
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -300,3 +301,74 @@ def test_train_on_task_teaches_the_recall_probe():
     assert model.embedding.vocab_size == ex.RECALL_VOCAB
     tokens = ex.evaluation_tokens(task="recall")
     assert min(ex.evaluate(model, tokens, task="recall")[1].values()) > 0.9  # 1.00 here
+
+
+def test_clamped_rotary_scores_far_keys_at_the_clamp_by_hand():
+    # one head, six positions: score (i, j) must be q_i . R(min(i - j, 2)) k_j / sqrt(d_k),
+    # computed here from apply_rotary at each pair's own positions
+    from helpers.encodings import RotaryPositionalAttention, apply_rotary
+
+    torch.manual_seed(0)
+    q, k = (
+        torch.randn(1, 1, 6, 8, dtype=torch.float64),
+        torch.randn(1, 1, 6, 8, dtype=torch.float64),
+    )
+    clamped = ex._ClampedRotary(RotaryPositionalAttention(8), 2)
+    q_rot, k_rot = clamped.rotate(q, k, 0)
+    scores = q_rot @ k_rot.transpose(-2, -1) / math.sqrt(8) + clamped.score_bias(q_rot, 6, 0)
+    expected = torch.empty(6, 6, dtype=torch.float64)
+    for i in range(6):
+        for j in range(6):
+            offset = min(i - j, 2) if j <= i else i - j  # future keys: untouched
+            turned = apply_rotary(q[0, 0, i : i + 1], [offset])  # R(offset) q: the same score
+            expected[i, j] = float(turned[0] @ k[0, 0, j]) / math.sqrt(8)
+    torch.testing.assert_close(scores[0, 0], expected)
+    assert not torch.allclose(
+        scores[0, 0, 5, 0], (q_rot @ k_rot.transpose(-2, -1))[0, 0, 5, 0] / math.sqrt(8)
+    )
+
+
+def test_clamp_rotary_offsets_edges_and_arguments():
+    from helpers.encodings import PositionalAttention
+
+    torch.manual_seed(0)
+    model = ex.build_model("rotary").double().eval()
+    tokens = ex.evaluation_tokens()[:3, :40]
+    with torch.no_grad():
+        plain = model(tokens)
+        # a clamp at the longest offset changes nothing; the original is left untouched
+        torch.testing.assert_close(ex.clamp_rotary_offsets(model, 39)(tokens), plain)
+        assert type(model.layers[0].self_attn.position).__name__ == "RotaryPositionalAttention"
+        # a clamp at 0 scores every key as the query itself: no rotation at all
+        unturned = copy.deepcopy(model)
+        for layer in unturned.layers:
+            layer.self_attn.position = PositionalAttention()
+        torch.testing.assert_close(ex.clamp_rotary_offsets(model, 0)(tokens), unturned(tokens))
+        assert (ex.clamp_rotary_offsets(model, 31)(tokens) - plain).abs().max() > 1e-3
+    with pytest.raises(ValueError, match="rotary"):
+        ex.clamp_rotary_offsets(ex.build_model("alibi"), 31)
+    with pytest.raises(ValueError, match="max_offset"):
+        ex.clamp_rotary_offsets(model, -1)
+    with pytest.raises(TypeError, match="DecoderOnlyTransformer"):
+        ex.clamp_rotary_offsets(nn.Linear(2, 2), 31)
+
+
+def test_move_recall_key_swaps_the_key_with_one_filler():
+    tokens = ex.evaluation_tokens(task="recall")
+    tokens = tokens[ex.recall_answer_mask(tokens)[:, 2 * ex.TRAIN_LENGTH :].any(dim=1)]
+    moved = ex.move_recall_key(tokens, gen(1))
+    assert torch.equal(moved, ex.move_recall_key(tokens, gen(1)))
+    rows = torch.arange(len(tokens))
+    place = (moved >= ex.NUM_VALUES) & (moved < ex.RECALL_QUERY)  # key tokens: the key, the answer
+    first = place.int().argmax(dim=1)  # the moved key: the first key token of each row
+    assert int(first.min()) == 1 and int(first.max()) == 62  # both ends drawn
+    assert torch.equal(moved[rows, first], tokens[:, 0])  # the key, now at `first`
+    assert torch.equal(moved[:, 0], tokens[rows, first])  # the filler it swapped with
+    assert bool((moved[:, 0] < ex.NUM_VALUES).all())
+    changed = (moved != tokens).sum(dim=1)
+    assert bool((changed == 2).all())  # the key and one filler, nothing else
+    assert torch.equal(ex.recall_answer_mask(moved), ex.recall_answer_mask(tokens))
+    with pytest.raises(ValueError, match="after position last=62"):
+        ex.move_recall_key(ex.evaluation_tokens(task="recall"), gen(1))
+    with pytest.raises(TypeError, match="generator"):
+        ex.move_recall_key(tokens, 1)

@@ -408,3 +408,18 @@ def test_translated_deck_speaks_its_language_and_keeps_the_notes(edition, tmp_pa
     assert built[lang].count('<aside class="notes"') == built["en"].count('<aside class="notes"')
     glossary = (tmp_path / lang / "glossary.html").read_text(encoding="utf-8")
     assert f'<html lang="{html_lang}">' in glossary
+
+
+def test_an_edit_of_numbers_alone_carries_over_even_when_the_translation_reorders_them():
+    from _i18n_catalogues import _carry_numbers
+
+    old = "**Study time:** about 65 min to read and run, about 95 min with the 3 exercises."
+    new = "**Study time:** about 70 min to read and run, about 100 min with the 3 exercises."
+    zh = "**学习时间**：阅读并运行约 65 分钟，加上 3 道练习约 95 分钟。"
+    assert (
+        _carry_numbers(old, new, zh)
+        == "**学习时间**：阅读并运行约 70 分钟，加上 3 道练习约 100 分钟。"
+    )
+    assert _carry_numbers(old, new.replace("run", "try"), zh) is None  # words changed too
+    assert _carry_numbers("5 of 5", "5 of 6", "5 个中的 5 个") is None  # which 5 changed?
+    assert _carry_numbers(old, new, "阅读并运行约 65 分钟") is None  # a number missing
