@@ -24,7 +24,7 @@ from urllib.parse import quote
 
 import nbformat
 import pytest
-from _browser import CHROMIUM, LAUNCH_ARGS, search_results
+from _browser import CHROMIUM, LAUNCH_ARGS, ranked_pages, search_results
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -486,9 +486,11 @@ def test_search_finds_the_right_lessons_offline(site, server, browser, where):
         ranked = {q: _search(tab, base, q) for q in ("rotary", "causal mask")}
         assert "11_relative_and_rotary.html" in ranked["rotary"][:3], ranked["rotary"]
         assert "07_masks.html" in ranked["causal mask"][:3], ranked["causal mask"]
+        for query, shown in ranked.items():  # the in-page ranking is what the page shows
+            assert ranked_pages(tab.page, query) == shown, query
         for stem in LESSONS:
             query = _title_words(stem)
-            found = _search(tab, base, query)
+            found = ranked_pages(tab.page, query)  # one page load, not one per lesson
             # Sphinx stems "production" to "product": without docs/scorer.js, pages about the
             # dot product outranked lesson 17 for its own title
             assert f"{stem}.html" in found[:3], (stem, query, found[:5])
