@@ -67,3 +67,24 @@ def search_results(page, timeout_ms: int = 30_000) -> list[str]:
         "#search-results ul.search li a", "links => links.map(a => a.getAttribute('href'))"
     )
     return [re.sub(r"[?#].*$", "", href) for href in hrefs]
+
+
+# Sphinx's own ranking for a query, in the order its search page shows the results (it pops them
+# from the end of what _performSearch returns), as the links it gives them (html builder).
+_RANKED = r"""async query => {
+    for (let i = 0; i < 600 && !Search.hasIndex(); i++) await new Promise(r => setTimeout(r, 50));
+    // as if opened with ?q=: the course's scorer (docs/scorer.js) reads the query from the URL
+    history.replaceState(null, "", "?q=" + encodeURIComponent(query));
+    const results = Search._performSearch(...Search._parseQuery(query));
+    return results.map(r => r[0] + DOCUMENTATION_OPTIONS.LINK_SUFFIX).reverse();
+}"""
+
+
+def ranked_pages(page, query: str) -> list[str]:
+    """The pages a site's search page, already open in ``page``, lists for ``query``, best
+    first, without loading the page again: the ranking its search shows (Sphinx's
+    ``Search._performSearch`` with the course's scorer, the URL's ``?q=`` set to ``query``
+    as a load would set it), minus the display, which fetches every
+    listed page for its snippet (seconds per query). Tests compare it with
+    :func:`search_results` on the queries they run through the page."""
+    return page.evaluate(_RANKED, query)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -33,3 +34,20 @@ def one_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="session")
+def course_site(tmp_path_factory) -> Path:
+    """The whole course's static site (both editions), built once per pytest session for every
+    test that reads it (``tests/test_site.py``, ``test_site_editions.py``,
+    ``test_accessibility_browser.py``): a build takes about 35 s of CPU on 2 cores, and each file
+    used to build its own. ``COURSE_SITE_DIR``, when set, names a site built beforehand (as
+    ``.ci/run`` builds it once for its browser steps): its first folder is used, nothing is built.
+    """
+    if os.environ.get("COURSE_SITE_DIR"):
+        first = os.environ["COURSE_SITE_DIR"].split(os.pathsep)[0]
+        return Path(first).resolve()
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    import build_site
+
+    return build_site.build_site(tmp_path_factory.mktemp("site") / "site")

@@ -162,11 +162,11 @@ def _gate(request):
 
 
 @pytest.fixture(scope="module", params=built_folders("COURSE_SITE_DIR"), ids=_folder_id)
-def site(request, _gate, tmp_path_factory) -> Path:
+def site(request, _gate) -> Path:
     """A built site: each folder of ``COURSE_SITE_DIR``, else the whole course's, built here."""
     if request.param is not None:
         return request.param
-    return build_site.build_site(tmp_path_factory.mktemp("site") / "site")
+    return request.getfixturevalue("course_site")  # built once per session, tests/conftest.py
 
 
 @pytest.fixture(scope="module", params=built_folders("COURSE_SLIDES_DIR"), ids=_folder_id)

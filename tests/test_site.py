@@ -24,13 +24,14 @@ from urllib.parse import quote
 
 import nbformat
 import pytest
-from _browser import CHROMIUM, LAUNCH_ARGS, search_results
+from _browser import CHROMIUM, LAUNCH_ARGS, ranked_pages, search_results
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import _offline_html  # noqa: E402
 import build_site  # noqa: E402
+import i18n  # noqa: E402
 from _course import lesson_notebooks, solution_notebooks  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location("course_site_conf", ROOT / "docs" / "conf.py")
@@ -39,6 +40,7 @@ _spec.loader.exec_module(site_conf)
 
 LESSONS = [p.stem for p in lesson_notebooks()]
 SOLUTIONS = [p.stem for p in solution_notebooks()]
+LANGUAGES = i18n.languages()  # the translated editions, each in its own folder of the site
 SECRET = "SPEAKER-NOTES-ANSWER-4217"
 
 try:
@@ -57,11 +59,10 @@ needs_browser = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    """The whole course's site: ``COURSE_SITE_DIR`` when CI built it, else built here."""
-    if os.environ.get("COURSE_SITE_DIR"):
-        return Path(os.environ["COURSE_SITE_DIR"]).resolve()
-    return build_site.build_site(tmp_path_factory.mktemp("site") / "site")
+def site(course_site) -> Path:
+    """The whole course's site: ``COURSE_SITE_DIR`` when CI built it, else built once per
+    session (``course_site`` in ``tests/conftest.py``, shared with the other site tests)."""
+    return course_site
 
 
 def _probe_course(root: Path) -> None:
@@ -390,6 +391,44 @@ def _pages(site: Path) -> list[Path]:
     return sorted(p for p in site.rglob("*.html") if "_static" not in p.parts)
 
 
+# The whole-site walk takes minutes (two widths, both editions, about 90 pages each); .ci/run
+# runs it in its own step with COURSE_SITE_PAGES=all. The README's `pytest` opens one page of
+# each kind in each edition instead (_sample_pages): the pages of one kind share their template,
+# scripts and MathJax set-up, and differ only in their text.
+ALL_PAGES = os.environ.get("COURSE_SITE_PAGES", "") == "all"
+
+
+def _math_count(page: Path) -> int:
+    return page.read_text("utf-8").count('class="math notranslate')
+
+
+def _sample_pages(site: Path) -> list[Path]:
+    """One page of each kind in each edition (the English one at the root, each translation in
+    its ``<lang>/`` folder): the front page, search, the index, the glossary (math in tables),
+    and the lesson and the solution with the most formulas (the likeliest to show untypeset or
+    cut math; the first of a tie)."""
+    sample = []
+    for root in [site, *(site / lang for lang in LANGUAGES)]:
+        sample += [
+            root / n for n in ("index.html", "search.html", "genindex.html", "glossary.html")
+        ]
+        lessons = [root / f"{stem}.html" for stem in LESSONS]
+        solutions = [root / "solutions" / f"{stem}.html" for stem in SOLUTIONS]
+        sample += [max(lessons, key=_math_count), max(solutions, key=_math_count)]
+    return sample
+
+
+def test_the_sampled_pages_exist_and_hold_formulas(site):
+    sample = _sample_pages(site)
+    assert LANGUAGES and len(sample) == 6 * (1 + len(LANGUAGES)) == len(set(sample))
+    assert [p for p in sample if not p.is_file()] == []
+    for page in sample[4::6] + sample[5::6]:  # each edition's lesson and solution
+        assert _math_count(page) >= 10, f"{page.relative_to(site)}: few formulas to check"
+    assert {p.relative_to(site).as_posix() for p in sample[4::6]} == {
+        f"{prefix}{sample[4].name}" for prefix in ["", *(f"{lang}/" for lang in LANGUAGES)]
+    }, "the editions sample different lessons"
+
+
 def _page_problems(tab: Tab, uri: str) -> list[str]:
     """Open ``uri`` and list what is wrong with it: errors, requests, untypeset or cut math."""
     tab.open(uri)
@@ -409,10 +448,11 @@ def _page_problems(tab: Tab, uri: str) -> list[str]:
 @needs_browser
 @pytest.mark.parametrize("width", [1280, 375], ids=["desktop", "phone"])
 def test_every_page_loads_offline_with_math_typeset(site, browser, width):
+    """Every page with COURSE_SITE_PAGES=all (.ci/run's site step), else one of each kind."""
     tab = Tab(browser, width=width)
     failures = {}
     try:
-        for page in _pages(site):
+        for page in _pages(site) if ALL_PAGES else _sample_pages(site):
             problems = _page_problems(tab, page.as_uri())
             if problems:
                 # One more load: on a busy 2-core machine MathJax can, once in a while, give up
@@ -446,9 +486,11 @@ def test_search_finds_the_right_lessons_offline(site, server, browser, where):
         ranked = {q: _search(tab, base, q) for q in ("rotary", "causal mask")}
         assert "11_relative_and_rotary.html" in ranked["rotary"][:3], ranked["rotary"]
         assert "07_masks.html" in ranked["causal mask"][:3], ranked["causal mask"]
+        for query, shown in ranked.items():  # the in-page ranking is what the page shows
+            assert ranked_pages(tab.page, query) == shown, query
         for stem in LESSONS:
             query = _title_words(stem)
-            found = _search(tab, base, query)
+            found = ranked_pages(tab.page, query)  # one page load, not one per lesson
             # Sphinx stems "production" to "product": without docs/scorer.js, pages about the
             # dot product outranked lesson 17 for its own title
             assert f"{stem}.html" in found[:3], (stem, query, found[:5])

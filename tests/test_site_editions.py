@@ -1,8 +1,8 @@
 """The site's editions as a reader meets them: English at the root, Chinese in ``zh_CN/``.
 
 Uses the site that ``COURSE_SITE_DIR`` names (``.ci/run`` builds it once for this file and
-``tests/test_site.py``, which runs its every-page browser checks on both editions), else builds
-it here. Checks what only a translated edition has: a language switch on every page of both
+``tests/test_site.py``, which runs its every-page browser checks on both editions), else the one
+built once per pytest session for every site test (``course_site``, ``tests/conftest.py``). Checks what only a translated edition has: a language switch on every page of both
 editions that leads to the same page in the other, the edition's language on every page, its
 own words (title, "Run this lesson" note), downloads that serve the translated notebook, and an
 offline search that finds Chinese words. The search runs in Chromium (skips without it).
@@ -11,19 +11,17 @@ offline search that finds Chinese words. The search runs in Chromium (skips with
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from _browser import CHROMIUM, LAUNCH_ARGS, search_results
+from _browser import CHROMIUM, LAUNCH_ARGS, ranked_pages, search_results
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
-import build_site  # noqa: E402
 import build_translation  # noqa: E402
 import i18n  # noqa: E402
 
@@ -36,10 +34,9 @@ LANGUAGES = i18n.languages()
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    if os.environ.get("COURSE_SITE_DIR"):
-        return Path(os.environ["COURSE_SITE_DIR"]).resolve()
-    return build_site.build_site(tmp_path_factory.mktemp("site") / "site")
+def site(course_site) -> Path:
+    """``COURSE_SITE_DIR``, else the site built once per session (``tests/conftest.py``)."""
+    return course_site
 
 
 @pytest.fixture(scope="module")
@@ -152,11 +149,14 @@ def test_chinese_search_finds_chinese_words(site, page, lang):
     found = _search(page, site / lang, "位置编码")
     assert found[:1] == ["03_sinusoidal_encoding.html"], found[:5]
     assert "07_masks.html" in _search(page, site / lang, "因果掩码")[:3]
-    assert "11_relative_and_rotary.html" in _search(page, site / lang, "旋转位置编码")[:3]
+    shown = _search(page, site / lang, "旋转位置编码")
+    assert "11_relative_and_rotary.html" in shown[:3], shown[:5]
+    assert ranked_pages(page, "旋转位置编码") == shown, "the in-page ranking is what is shown"
     titles = i18n.lesson_titles(lang)
     for path, (_, title) in titles.items():
         if "/solutions/" in path:
             continue
         words = re.sub(r"^\d\d\s*·\s*", "", title).split("：")[0]
         stem = Path(path).stem
-        assert f"{stem}.html" in _search(page, site / lang, words)[:3], (stem, words)
+        found = ranked_pages(page, words)  # one page load, not one per lesson
+        assert f"{stem}.html" in found[:3], (stem, words, found[:5])
