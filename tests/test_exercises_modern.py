@@ -182,7 +182,7 @@ def test_an_ntk_answer_written_with_numpy_and_a_loop_passes(capsys):
 
     assert check_ntk_frequencies(mine) is True
     assert check_ntk_frequencies(lambda d, f, b: np.ones(d // 2)) is False
-    assert "the first frequency is 1" in capsys.readouterr().out
+    assert "pair 0 matches, every other pair differs" in capsys.readouterr().out
 
 
 def test_kv_cache_bytes_of_llama_2_7b():
@@ -331,7 +331,7 @@ def _learner_half(logits, tokens):  # right alignment, wrong scale: no named mis
         (_learner_counts, "counted the hits"),
         (_learner_probability, "probability of the true token"),
         (_learner_loop_off_by_one, "NEXT token"),
-        (_learner_half, "take the argmax of logits[:, t - 1]"),
+        (_learner_half, "times 1/2"),
     ],
 )
 def test_accuracy_hint_fits_learner_mistakes(answer, words, capsys):

@@ -13,10 +13,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import numpy as np
 import torch
 
 from ..attention import causal_mask, padding_mask, scaled_dot_product_attention
 from ._core import Case, CaseFailedError, Mistake, as_numpy, cases_from, run_checker
+from ._diagnose import Diagnosis
 
 __all__ = ["check_attention", "check_causal_mask", "check_padding_mask"]
 
@@ -124,6 +126,15 @@ def _as_array(value: object, name: str) -> torch.Tensor:
     return torch.as_tensor(array, dtype=torch.float64)
 
 
+def _attention_regions(args: tuple, shape: tuple) -> list[tuple[str, np.ndarray]]:
+    """Where the mask lets a query see a key, and where it hides it (no mask: no regions)."""
+    mask = args[3]
+    if mask is None:
+        return []
+    keep = np.broadcast_to(as_numpy(mask).astype(bool), shape)
+    return [("where the mask lets the query see the key", keep), ("where it hides it", ~keep)]
+
+
 def check_attention(fn: Callable) -> bool:
     """Check ``fn(q, k, v, mask) -> (output, weights)`` against scaled dot-product attention.
 
@@ -166,6 +177,7 @@ def check_attention(fn: Callable) -> bool:
         extract=_weights_of,
         generic_hint="compare your weights with softmax(q @ k^T / sqrt(d_k)) on the "
         "first case, by hand.",
+        diagnosis=Diagnosis(axes=("query", "key"), regions=_attention_regions),
     )
 
 
@@ -214,6 +226,7 @@ def check_causal_mask(fn: Callable[[int], object]) -> bool:
         mistakes,
         generic_hint="print your mask for seq_len=3: it should be lower triangular.",
         mask_hint=_MASK_HINT,
+        diagnosis=Diagnosis(axes=("query", "key")),
     )
 
 
@@ -258,4 +271,5 @@ def check_padding_mask(fn: Callable[[torch.Tensor, int], object]) -> bool:
         generic_hint="the mask is (tokens != pad_id) with two singleton axes "
         "inserted: (batch, 1, 1, seq_len) broadcasts over heads and queries.",
         mask_hint=_MASK_HINT,
+        diagnosis=Diagnosis(axes=("sequence", "", "", "key")),
     )

@@ -9,6 +9,7 @@ import torch
 
 from ..encodings import binary_encoding, frequencies, offset_matrix, sinusoidal_encoding
 from ._core import Case, Mistake, cases_from, run_checker
+from ._diagnose import Diagnosis
 
 __all__ = [
     "check_sinusoidal",
@@ -82,6 +83,7 @@ def check_sinusoidal(fn: Callable[[int, int], object]) -> bool:
         cases,
         mistakes,
         generic_hint="compare your first rows with the worked table for d_model = 4.",
+        diagnosis=Diagnosis(axes=("position", "feature"), pairs=True),
     )
 
 
@@ -130,6 +132,7 @@ def check_binary_encoding(fn: Callable[[np.ndarray, int], object]) -> bool:
         cases,
         mistakes,
         generic_hint="bit j of t is (t >> j) & 1, or (t // 2**j) % 2; positions past 2**num_bits wrap.",
+        diagnosis=Diagnosis(axes=("position", "bit")),
     )
 
 
@@ -185,7 +188,9 @@ def check_wavelengths(fn: Callable[[int, float], object]) -> bool:
             "the exponent is 2k / d_model (k the pair index), not k / d_model.",
         ),
     ]
-    return run_checker("check_wavelengths", fn, cases, mistakes)
+    return run_checker(
+        "check_wavelengths", fn, cases, mistakes, diagnosis=Diagnosis(axes=("pair",))
+    )
 
 
 # --- notebook 04: the offset (rotation) matrix ------------------------------------------------
@@ -243,6 +248,7 @@ def check_offset_matrix(fn: Callable[[float, int], object]) -> bool:
         mistakes,
         generic_hint="expand sin(omega (t + phi)) and cos(omega (t + phi)) with the addition "
         "formulas and read off the four entries of each block.",
+        diagnosis=Diagnosis(axes=("row", "column"), pairs=True),
     )
 
 
@@ -312,4 +318,5 @@ def check_token_and_position(
         mistakes,
         generic_hint="look up rows with weight[tokens] (batch, seq_len, d_model) and add the first "
         "seq_len rows of pe, which broadcast over the batch.",
+        diagnosis=Diagnosis(axes=("sequence", "position", "feature")),
     )

@@ -8,6 +8,7 @@ from collections.abc import Callable
 import torch
 
 from ._core import Case, Mistake, run_checker
+from ._diagnose import Diagnosis
 
 __all__ = ["check_accuracy_by_position"]
 
@@ -144,4 +145,5 @@ def check_accuracy_by_position(fn: Callable[[torch.Tensor, torch.Tensor], object
         mistakes,
         generic_hint="for each t = 2 .. length - 1, take the argmax of logits[:, t - 1] over "
         "the vocabulary, compare it with tokens[:, t], and average over the sequences.",
+        diagnosis=Diagnosis(axes=("position",)),
     )

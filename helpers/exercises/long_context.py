@@ -9,6 +9,7 @@ import torch
 
 from ..encodings import rotary_frequencies, scaled_rotary_frequencies
 from ._core import Mistake, cases_from, run_checker
+from ._diagnose import Diagnosis, wavelength_view
 
 __all__ = ["check_ntk_frequencies", "check_kv_cache_bytes"]
 
@@ -86,6 +87,7 @@ def check_ntk_frequencies(fn: Callable[[int, float, float], object]) -> bool:
         cases,
         mistakes,
         generic_hint="the first frequency is 1 and the last is the unscaled last one / factor.",
+        diagnosis=Diagnosis(axes=("pair",), views=(wavelength_view(),)),
     )
 
 
@@ -179,4 +181,5 @@ def check_kv_cache_bytes(fn: Callable[[int, int, int, int, int], object]) -> boo
         mistakes,
         generic_hint="one number per layer, per key or value, per head, per token, per head "
         "dimension, times the bytes of one number.",
+        diagnosis=Diagnosis(),
     )

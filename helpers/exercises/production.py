@@ -10,6 +10,7 @@ import torch
 
 from ..encodings import rotary_frequencies, scaled_rotary_frequencies
 from ._core import Mistake, cases_from, run_checker
+from ._diagnose import Diagnosis, wavelength_view
 
 __all__ = ["check_llama3_frequencies", "check_dynamic_ntk_frequencies", "check_window_positions"]
 
@@ -101,6 +102,7 @@ def check_llama3_frequencies(fn: Callable[..., object]) -> bool:
         rtol=1e-6,
         atol=1e-9,
         generic_hint="the first pair keeps omega_0 = 1 and the slowest is divided by factor.",
+        diagnosis=Diagnosis(axes=("pair",), views=(wavelength_view(),)),
     )
 
 
@@ -176,6 +178,7 @@ def check_dynamic_ntk_frequencies(fn: Callable[..., object]) -> bool:
         rtol=1e-6,
         atol=1e-9,
         generic_hint="up to the original length the frequencies are plain rotary's.",
+        diagnosis=Diagnosis(axes=("pair",), views=(wavelength_view(),)),
     )
 
 
@@ -241,4 +244,5 @@ def check_window_positions(fn: Callable[[int, int, int], object]) -> bool:
         cases,
         mistakes,
         generic_hint="while seen <= sinks + window nothing is evicted: rows (t, t) for t < seen.",
+        diagnosis=Diagnosis(axes=("cached token", "column")),
     )

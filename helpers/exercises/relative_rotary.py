@@ -26,6 +26,7 @@ from ._core import (
     cases_from,
     run_checker,
 )
+from ._diagnose import Diagnosis, rotary_views
 
 __all__ = ["check_relative_positions", "check_rotary", "check_alibi_slopes"]
 
@@ -33,11 +34,11 @@ __all__ = ["check_relative_positions", "check_rotary", "check_alibi_slopes"]
 # --- hints chosen from what the answer gets wrong -------------------------------------------------
 
 _TOLERANCE = _Tolerance(rtol=1e-5, atol=1e-5)  # run_checker's default, used by these checkers
-Diagnosis = Callable[[np.ndarray, tuple, np.ndarray], str]
+CaseDiagnosis = Callable[[np.ndarray, tuple, np.ndarray], str]
 
 
 def _diagnosing(
-    reference: Callable[..., object], mistakes: list[Mistake], diagnose: Diagnosis
+    reference: Callable[..., object], mistakes: list[Mistake], diagnose: CaseDiagnosis
 ) -> Callable[[object, tuple], object]:
     """An ``extract`` for :func:`run_checker` that picks the hint from the learner's output.
 
@@ -56,8 +57,12 @@ def _diagnosing(
             return got
         hint = diagnose(array.astype(np.float64), args, expected.astype(np.float64))
         if array.shape != expected.shape:
-            raise CaseFailedError(f"expected shape {expected.shape}, got {array.shape}.", hint)
-        raise CaseFailedError(_first_difference(array, expected, _TOLERANCE), hint, detail=True)
+            raise CaseFailedError(
+                f"expected shape {expected.shape}, got {array.shape}.", hint, array=array
+            )
+        raise CaseFailedError(
+            _first_difference(array, expected, _TOLERANCE), hint, detail=True, array=array
+        )
 
     return extract
 
@@ -135,10 +140,7 @@ def _offsets_hint(got: np.ndarray, len_q: int, len_k: int, max_distance: int) ->
                 f"you clip at -{limit} and +{limit}; the offsets are clipped at "
                 f"-max_distance and +max_distance, here {max_distance}."
             )
-    return (
-        f"entry (i, j) is clip(j - i, -max_distance, max_distance): write out the table for "
-        f"len_q={len_q}, len_k={len_k}, max_distance={max_distance} by hand and compare."
-    )
+    return ""  # nothing specific: the runner's own diagnosis takes over
 
 
 def check_relative_positions(fn: Callable[[int, int, int], object]) -> bool:
@@ -174,6 +176,7 @@ def check_relative_positions(fn: Callable[[int, int, int], object]) -> bool:
         cases,
         mistakes,
         extract=_diagnosing(relative_positions, mistakes, _diagnose_relative),
+        diagnosis=Diagnosis(axes=("query", "key")),
     )
 
 
@@ -321,11 +324,7 @@ def _angle_hint(x: np.ndarray, got: np.ndarray) -> str:
             "every pair turns by the same angle: pair k needs its own frequency "
             "omega_k = 10000**(-2k/d), so that the pairs turn at different speeds."
         )
-    return (
-        "each pair is rotated, but by the wrong angle: pair k at position t turns by "
-        "t * omega_k with omega_k = 10000**(-2k/d) (multiply the positions by omega_k; "
-        "for d = 4, omega = 1 and 0.01)."
-    )
+    return ""  # nothing specific: the runner's own diagnosis (the angles) takes over
 
 
 def check_rotary(fn: Callable[[torch.Tensor, torch.Tensor], object]) -> bool:
@@ -375,6 +374,9 @@ def check_rotary(fn: Callable[[torch.Tensor, torch.Tensor], object]) -> bool:
         _rotary_cases(),
         mistakes,
         extract=_diagnosing(apply_rotary, mistakes, _diagnose_rotary),
+        diagnosis=Diagnosis(
+            axes=("position", "feature"), pairs=True, views=rotary_views(lambda args: args[0])
+        ),
     )
 
 
@@ -496,4 +498,5 @@ def check_alibi_slopes(fn: Callable[[int], object]) -> bool:
         cases,
         mistakes,
         extract=_diagnosing(alibi_slopes, mistakes, _diagnose_alibi),
+        diagnosis=Diagnosis(axes=("head",)),
     )

@@ -14,6 +14,7 @@ from ..data import BOS_ID, EOS_ID, NUM_SPECIAL, PAD_ID
 from ..training import noam_lr
 from ..transformer import greedy_decode
 from ._core import Case, Mistake, cases_from, run_checker
+from ._diagnose import Diagnosis
 
 __all__ = ["check_layer_norm", "check_smoothing_floor", "check_noam_lr", "check_greedy_decode"]
 
@@ -84,6 +85,7 @@ def check_layer_norm(fn: Callable) -> bool:
         _layer_norm_cases(),
         mistakes,
         generic_hint="mean and variance over the last dimension, keepdim=True.",
+        diagnosis=Diagnosis(axes=("row", "feature")),
     )
 
 
@@ -133,6 +135,7 @@ def check_noam_lr(fn: Callable) -> bool:
         cases,
         mistakes,
         generic_hint="lr = d_model**-0.5 * min(step**-0.5, step * warmup**-1.5).",
+        diagnosis=Diagnosis(),
     )
 
 
@@ -204,6 +207,7 @@ def check_smoothing_floor(fn: Callable) -> bool:
         cases,
         mistakes,
         generic_hint="the floor is H(q) with q(y) = 1 - eps + eps/V and q(v) = eps/V otherwise.",
+        diagnosis=Diagnosis(),
     )
 
 
@@ -318,4 +322,5 @@ def check_greedy_decode(fn: Callable) -> bool:
         generic_hint="start from a column of bos_id, append argmax of "
         "logits[:, -1] each step, stop when every row has an EOS, and drop the "
         "BOS column before returning.",
+        diagnosis=Diagnosis(axes=("sequence", "position")),
     )
