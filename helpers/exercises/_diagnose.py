@@ -36,6 +36,7 @@ __all__ = [
     "Diagnosis",
     "FailedCase",
     "View",
+    "base_view",
     "diagnose",
     "rotary_angles",
     "rotary_views",
@@ -45,6 +46,14 @@ __all__ = [
 
 MATCH = 1e-5  # relative: within this, two arrays are the same
 MARGIN = 1e-3  # relative: beyond this, two arrays clearly differ
+
+
+@dataclass(frozen=True)
+class FailedCase:
+    label: str
+    args: tuple
+    got: np.ndarray  # float64 or bool, same shape as expected
+    expected: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -59,6 +68,7 @@ class View:
     transform: Callable[[np.ndarray, tuple], np.ndarray]
     period: float | None = None
     axes: tuple[str, ...] = ()
+    explain: Callable[[list[tuple[np.ndarray, np.ndarray, FailedCase]]], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -76,14 +86,6 @@ class Diagnosis:
     views: tuple[View, ...] = ()
     regions: Callable[[tuple, tuple], list[tuple[str, np.ndarray]]] | None = None  # "where ..."
     size: str = "d"
-
-
-@dataclass(frozen=True)
-class FailedCase:
-    label: str
-    args: tuple
-    got: np.ndarray  # float64 or bool, same shape as expected
-    expected: np.ndarray
 
 
 # ------------------------------------------------------------------------------ comparing
@@ -239,21 +241,21 @@ def _whole(cases: Cases, names: tuple[str, ...], spec: Diagnosis, period: float 
     return _structural(cases, names, spec, period)
 
 
+def _factor_of(got: np.ndarray, expected: np.ndarray, period: float | None) -> float | None:
+    """The least-squares factor c in got = c * expected; modulo a period, a familiar one."""
+    if period is not None:
+        for value, _name in _FACTORS:
+            if _same(got, value * expected, _scale(expected), period):
+                return value
+        return None
+    denominator = float(np.sum(expected * expected))
+    return None if denominator == 0 else float(np.sum(got * expected)) / denominator
+
+
 def _common_factor(cases: Cases, spec: Diagnosis, period: float | None) -> str:
-    found = []
-    for got, expected, _ in cases:
-        if period is not None:
-            for value, _name in _FACTORS:
-                if _same(got, value * expected, _scale(expected), period):
-                    found.append(value)
-                    break
-            else:
-                return ""
-            continue
-        denominator = float(np.sum(expected * expected))
-        if denominator == 0:
-            return ""
-        found.append(float(np.sum(got * expected)) / denominator)
+    found = [_factor_of(got, expected, period) for got, expected, _ in cases]
+    if None in found:
+        return ""
     if not found or any(abs(c - 1) < MARGIN or abs(c) < MARGIN for c in found):
         return ""
     for (got, expected, _), c in zip(cases, found, strict=True):
@@ -263,8 +265,11 @@ def _common_factor(cases: Cases, spec: Diagnosis, period: float | None) -> str:
         _name_factor(c, e.shape[-1] if e.ndim else 1, spec.size)
         for (_, e, _), c in zip(cases, found, strict=True)
     }
-    if len(names) == 1:
+    raw = f"{found[0]:.6g}"
+    if len(names) == 1 and (names != {raw} or len(cases) > 1 or not _few(cases)):
         return f"the expected ones times {names.pop()}"
+    if _few(cases):
+        return ""  # a single number is always some factor times another: say nothing
     per_case = ", ".join(f"{c:.4g}" for c in found)
     return f"the expected ones times a factor that changes from case to case ({per_case})"
 
@@ -279,9 +284,19 @@ def _common_offset(cases: Cases, period: float | None) -> str:
         offsets.append(delta)
     if not offsets:
         return ""
+    if len(offsets) > 1 and max(offsets) - min(offsets) <= MATCH * max(abs(o) for o in offsets):
+        return f"the expected ones plus {offsets[0]:.6g}"
+    if _few(cases):
+        return ""  # a single number is always another plus something: say nothing
     if max(offsets) - min(offsets) <= MATCH * max(abs(o) for o in offsets):
         return f"the expected ones plus {offsets[0]:.6g}"
     return "the expected ones plus a constant that changes from case to case"
+
+
+def _few(cases: Cases) -> bool:
+    """True when some case has fewer than 3 non-zero expected entries: a fitted factor or
+    offset says nothing there."""
+    return any(np.count_nonzero(e) < 3 for _, e, _ in cases)
 
 
 _DEFAULT_AXES = ("column", "row", "matrix")  # last axis first
@@ -633,6 +648,10 @@ def diagnose(  # noqa: C901 (the steps in order, each a few lines)
         if all(_same(g, e, _scale(e), view.period) for g, e, _ in viewed):
             right_views.append(view.name)
             continue
+        if view.explain is not None:
+            text = view.explain([(g, e, c) for (g, e, _), c in zip(viewed, cases, strict=True)])
+            if text:
+                return _with_right(right_views) + text
         relation = _whole(viewed, view.axes, spec, view.period)
         if relation:
             return _with_right(right_views) + f"{view.name}: yours are {relation}."
@@ -723,6 +742,37 @@ def rotary_views(
             axes=("position", "pair"),
         ),
     )
+
+
+def base_view() -> View:
+    """Frequencies omega_k read as base**(-2k/d): the base each pair k >= 1 implies."""
+
+    def bases(a: np.ndarray, args: tuple) -> np.ndarray:
+        if a.ndim != 1 or a.size < 3 or np.any(a <= 0):
+            raise ValueError("not a vector of positive frequencies")
+        d = 2 * a.size
+        k = np.arange(1, a.size)
+        return a[1:] ** (-d / (2 * k))
+
+    def explain(viewed: list[tuple[np.ndarray, np.ndarray, FailedCase]]) -> str:
+        texts = []
+        for got, expected, case in viewed:
+            g0, e0 = float(np.median(got)), float(np.median(expected))
+            geometric = np.all(np.abs(got - g0) <= 1e-6 * g0)
+            if not (geometric and np.all(np.abs(expected - e0) <= 1e-6 * e0)):
+                return ""
+            if abs(case.got[0] - 1) > 1e-9:  # omega_0 must be 1 for a base**(-2k/d) rule
+                return ""
+            if abs(g0 - e0) <= MARGIN * e0:
+                return ""
+            texts.append(f"{g0:.6g} where {e0:.6g} is expected on {case.label}")
+        return (
+            "your frequencies follow the rotary rule base**(-2k/d), but with another base: "
+            + "; ".join(texts[:2])
+            + "."
+        )
+
+    return View("the implied bases", bases, axes=("pair",), explain=explain)
 
 
 def wavelength_view() -> View:

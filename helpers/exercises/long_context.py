@@ -9,7 +9,7 @@ import torch
 
 from ..encodings import rotary_frequencies, scaled_rotary_frequencies
 from ._core import Mistake, cases_from, run_checker
-from ._diagnose import Diagnosis, wavelength_view
+from ._diagnose import Diagnosis, base_view, wavelength_view
 
 __all__ = ["check_ntk_frequencies", "check_kv_cache_bytes"]
 
@@ -87,7 +87,7 @@ def check_ntk_frequencies(fn: Callable[[int, float, float], object]) -> bool:
         cases,
         mistakes,
         generic_hint="the first frequency is 1 and the last is the unscaled last one / factor.",
-        diagnosis=Diagnosis(axes=("pair",), views=(wavelength_view(),)),
+        diagnosis=Diagnosis(axes=("pair",), views=(base_view(), wavelength_view())),
     )
 
 

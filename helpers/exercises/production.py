@@ -10,7 +10,7 @@ import torch
 
 from ..encodings import rotary_frequencies, scaled_rotary_frequencies
 from ._core import Mistake, cases_from, run_checker
-from ._diagnose import Diagnosis, wavelength_view
+from ._diagnose import Diagnosis, base_view, wavelength_view
 
 __all__ = ["check_llama3_frequencies", "check_dynamic_ntk_frequencies", "check_window_positions"]
 
@@ -108,10 +108,12 @@ def check_llama3_frequencies(fn: Callable[..., object]) -> bool:
 
 # --- dynamic NTK (notebook 17) -----------------------------------------------------------------
 
-# (d, factor, base, original_max_len, seq_len): past, at and below the original length
+# (d, factor, base, original_max_len, seq_len): past and below the original length. No case has
+# seq_len / L == factor (where ignoring the factor looks like static NTK), and two have a
+# non-integer ratio past L (where integer division shows)
 _DYNAMIC_ARGS = [
-    (32, 4.0, 10000.0, 256, 1024),
-    (128, 6.0, 50000000.0, 32768, 65536),
+    (32, 3.0, 10000.0, 256, 1024),
+    (128, 6.0, 50000000.0, 32768, 45000),
     (16, 2.0, 100.0, 64, 100),
     (32, 2.0, 10000.0, 256, 200),
 ]
@@ -178,14 +180,15 @@ def check_dynamic_ntk_frequencies(fn: Callable[..., object]) -> bool:
         rtol=1e-6,
         atol=1e-9,
         generic_hint="up to the original length the frequencies are plain rotary's.",
-        diagnosis=Diagnosis(axes=("pair",), views=(wavelength_view(),)),
+        diagnosis=Diagnosis(axes=("pair",), views=(base_view(), wavelength_view())),
     )
 
 
 # --- the positions of a windowed cache (notebook 17) -------------------------------------------
 
-# (seen, sinks, window): before, at and after the first eviction
-_WINDOW_ARGS = [(50, 4, 8), (12, 4, 8), (13, 2, 8), (7, 4, 8), (30, 1, 5), (9, 0, 4)]
+# (seen, sinks, window): before, at and after the first eviction; fewer tokens seen than sinks
+# (min(sinks, seen)); no sinks and one sink
+_WINDOW_ARGS = [(50, 4, 8), (12, 4, 8), (13, 2, 8), (3, 4, 8), (30, 1, 5), (9, 0, 4)]
 
 
 def _window_positions(seen: int, sinks: int, window: int) -> torch.Tensor:
