@@ -63,7 +63,11 @@ def _result(answer, case):
 def _differ(a, b, tolerance: _Tolerance) -> bool:
     if a is None or b is None:
         return a is not b
-    return not tolerance.same(a.astype(np.float64), b.astype(np.float64)) if a.shape == b.shape else True
+    return (
+        not tolerance.same(a.astype(np.float64), b.astype(np.float64))
+        if a.shape == b.shape
+        else True
+    )
 
 
 @pytest.mark.parametrize("name", exercises.__all__)
@@ -74,13 +78,13 @@ def test_every_pair_of_mistakes_and_the_right_answer_differ_on_some_case(name):
     right = [as_numpy(case.expected) for case in cases]
     outputs = [[_result(m.answer, case) for case in cases] for m in mistakes]
     for i, results in enumerate(outputs):
-        assert any(
-            _differ(r, e, tolerance) for r, e in zip(results, right, strict=True)
-        ), f"{name}: mistake {i} ({mistakes[i].hint[:50]}...) passes every case"
+        assert any(_differ(r, e, tolerance) for r, e in zip(results, right, strict=True)), (
+            f"{name}: mistake {i} ({mistakes[i].hint[:50]}...) passes every case"
+        )
     for (i, a), (j, b) in itertools.combinations(enumerate(outputs), 2):
-        assert any(
-            _differ(x, y, tolerance) for x, y in zip(a, b, strict=True)
-        ), f"{name}: mistakes {i} and {j} give the same result on every case"
+        assert any(_differ(x, y, tolerance) for x, y in zip(a, b, strict=True)), (
+            f"{name}: mistakes {i} and {j} give the same result on every case"
+        )
 
 
 @pytest.mark.parametrize("name", exercises.__all__)

@@ -327,10 +327,15 @@ def _shape_relation(cases: Sequence[FailedCase], names: tuple[str, ...]) -> str:
             name = _axis_name(names, i - c.got.ndim, c.got.ndim) if names else f"axis {i}"
             longer = {c.got.shape[i] > c.expected.shape[i] for c in wrong}
             example = f"{c.got.shape[i]} instead of {c.expected.shape[i]} on {c.label}"
+            where = (
+                "on every failing case"
+                if len(wrong) == len(cases)
+                else f"on {len(wrong)} of the {len(cases)} failing cases"
+            )
             if longer == {True}:
-                return f"you return more {name}s than expected on every failing case ({example})."
+                return f"you return more {name}s than expected {where} ({example})."
             if longer == {False}:
-                return f"you return fewer {name}s than expected on every failing case ({example})."
+                return f"you return fewer {name}s than expected {where} ({example})."
     return ""
 
 
@@ -426,6 +431,8 @@ def _named_permutation(cases: Cases, period: float | None) -> str:
         ),
         period,
     ):
+        if all(e.shape[-1] == 2 for _, e, _ in cases):
+            return "the expected values with the two columns exchanged"
         return "the expected values with the two elements of every pair (2k, 2k+1) exchanged"
     # any other permutation of the last axis, found column by column
     perms = []
