@@ -25,6 +25,7 @@ partial statement is made. Signs are never read from values that are zero.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -46,6 +47,7 @@ __all__ = [
 
 MATCH = 1e-5  # relative: within this, two arrays are the same
 MARGIN = 1e-3  # relative: beyond this, two arrays clearly differ
+PART_MARGIN = 1e-4  # relative: beyond this, a part differs (within MATCH it matches)
 
 
 @dataclass(frozen=True)
@@ -514,7 +516,7 @@ def _classify(g: np.ndarray, e: np.ndarray, scale: float, period: float | None) 
     d = _diff(g, e, period)
     if np.all(d <= MATCH * scale):
         return "match"
-    if np.any(d > MARGIN * scale):
+    if np.any(d > PART_MARGIN * scale):
         return "differ"
     return "unclear"
 
@@ -722,7 +724,7 @@ def rotary_angles(
 
 
 def rotary_views(
-    x_of: Callable[[tuple], Any], layout: str = "interleaved", rotary_dim_of=None
+    x_of: Callable[[tuple], Any], layout: str = "interleaved", rotary_dim_of=None, params=None
 ) -> tuple[View, ...]:
     """Two views of a rotary answer: the length of every pair and the angle it turned by."""
     pairs = "(2k, 2k+1)" if layout == "interleaved" else "(k, k + d/2)"
@@ -747,6 +749,7 @@ def rotary_views(
             angles,
             period=2 * math.pi,
             axes=("position", "pair"),
+            explain=_rule_explainer(params) if params is not None else None,
         ),
     )
 
@@ -780,6 +783,78 @@ def base_view() -> View:
         )
 
     return View("the implied bases", bases, axes=("pair",), explain=explain)
+
+
+def _angle_models(base: float) -> list[tuple[dict, str]]:
+    """Rotary angle rules a learner may have written instead of t * base**(-2k/r)."""
+    models = []
+    for sign, unit, shift, c, j, hard in itertools.product(
+        (1, -1), (1.0, 180 / math.pi), (0, 1, -1), (2, 1, 4, -2), (0, 1), (None, 10000.0)
+    ):
+        if hard is not None and hard == base:
+            continue
+        knobs = {"sign": sign, "unit": unit, "shift": shift, "c": c, "j": j, "hard": hard}
+        words = []
+        if sign == -1:
+            words.append(
+                "negated: you rotate the other way (the first element gets x1 cos - "
+                "x2 sin, the second x1 sin + x2 cos)"
+            )
+        if unit != 1.0:
+            words.append("in degrees (times 180/pi); cos and sin take radians")
+        if shift:
+            words.append(
+                f"those of position t {'+' if shift > 0 else '-'} 1: use the positions as given"
+            )
+        if c != 2 or j:
+            exponent = {2: "-2k/r", 1: "-k/r", 4: "-4k/r = -2k/(r/2)", -2: "+2k/r"}[c]
+            if j:
+                exponent = exponent.replace("k", "(k+1)")
+            words.append(
+                f"those of frequencies base**({exponent}); pair k needs "
+                "base**(-2k/r), k = 0 .. r/2 - 1, with r the rotated width"
+            )
+        if hard is not None:
+            words.append("those of base 10000, not the base argument")
+        if words:
+            models.append((knobs, "; ".join(words)))
+    return models
+
+
+def _rule_explainer(params: Callable[[tuple], tuple[Any, int, float]]):
+    """Explain a rotary answer's angles by the first rule of :func:`_angle_models` that gives
+    them on every failing case. ``params(args)`` gives the positions, rotated width r, base."""
+
+    def explain(viewed: list) -> str:
+        if all(
+            np.all(_diff(got, np.zeros_like(got), math.pi) <= MATCH * math.pi)
+            and _clearly_differ(expected, np.zeros_like(expected), math.pi, math.pi)
+            for got, expected, _ in viewed
+        ):
+            return (
+                "none of your pairs turns: each output pair points along its input pair (or "
+                "the opposite way), only its length changes. A rotation mixes the two "
+                "elements of a pair: x1 cos - x2 sin and x1 sin + x2 cos."
+            )
+        for knobs, words in _angle_models(float(params(viewed[0][2].args)[2])):
+            if all(_follows(got, case.args, knobs, params) for got, _, case in viewed):
+                return f"the angles by which your pairs turned are {words}."
+        return ""
+
+    return explain
+
+
+def _follows(got: np.ndarray, args: tuple, knobs: dict, params) -> bool:
+    positions, r, base = params(args)
+    if knobs["hard"] is not None and knobs["hard"] == base:
+        return False
+    k = np.arange(r // 2)
+    omega = (knobs["hard"] or base) ** (-knobs["c"] * (k + knobs["j"]) / r)
+    t = np.asarray(positions, dtype=np.float64)[:, None] + knobs["shift"]
+    model = knobs["sign"] * knobs["unit"] * t * omega
+    if model.shape != got.shape[-2:]:
+        return False
+    return _same(got, np.broadcast_to(model, got.shape), math.pi, 2 * math.pi)
 
 
 def wavelength_view() -> View:

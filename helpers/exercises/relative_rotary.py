@@ -375,7 +375,12 @@ def check_rotary(fn: Callable[[torch.Tensor, torch.Tensor], object]) -> bool:
         mistakes,
         extract=_diagnosing(apply_rotary, mistakes, _diagnose_rotary),
         diagnosis=Diagnosis(
-            axes=("position", "feature"), pairs=True, views=rotary_views(lambda args: args[0])
+            axes=("position", "feature"),
+            pairs=True,
+            views=rotary_views(
+                lambda args: args[0],
+                params=lambda args: (args[1].numpy(), args[0].shape[-1], 10000.0),
+            ),
         ),
     )
 

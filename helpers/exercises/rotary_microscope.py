@@ -127,7 +127,12 @@ def check_partial_rotary(fn: Callable[[torch.Tensor, list[int], int, float], obj
         generic_hint="position 0 must leave x unchanged, and x[..., rotary_dim:] is never changed.",
         diagnosis=Diagnosis(
             axes=("position", "feature"),
-            views=rotary_views(lambda args: args[0], "half", lambda args: args[2]),
+            views=rotary_views(
+                lambda args: args[0],
+                "half",
+                lambda args: args[2],
+                params=lambda args: (args[1], args[2], args[3]),
+            ),
         ),
     )
 
