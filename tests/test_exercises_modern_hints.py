@@ -112,7 +112,7 @@ def rotary_float32(x, positions):
 
 ROTARY = [
     (rotary_positions_ignored, r"ignore the positions", r"position 0 must"),
-    (rotary_divides, r"pair 0 matches, every other pair differs", r"position 0 must"),
+    (rotary_divides, r"base\*\*\(\+2k/r\)", r"position 0 must"),
     (rotary_batch_dims, r"\.\.\.|leading|batch", r"position 0 must"),
     (rotary_in_place, r"keep its length", r"position 0 must"),
     (rotary_concatenated, r"interleav|places|order", r"keep its length"),
