@@ -39,6 +39,7 @@ __all__ = [
     "View",
     "base_view",
     "diagnose",
+    "knob_view",
     "rotary_angles",
     "rotary_views",
     "smallest_case",
@@ -622,6 +623,8 @@ def _region_statement(cases: list[FailedCase], spec: Diagnosis, period: float | 
     order: list[str] = []
     for case in cases:
         regions = spec.regions(case.args, case.expected.shape)
+        if not regions:
+            return ""  # a failing case without regions: no statement covers every case
         scale = _scale(case.expected) if case.expected.dtype != bool else 1.0
         for name, where in regions:
             if name not in kinds:
@@ -941,3 +944,46 @@ def smallest_case(cases: Sequence[FailedCase]) -> str:
         f"on the smallest failing case, {case.label}{where_text}:\n"
         f"    expected {expected}\n    got      {got}"
     )
+
+
+def knob_view(
+    model: Callable[..., Any], knobs: dict[str, list[tuple[Any, str]]], pairs: bool = True
+) -> View:
+    """Explain an answer as the reference formula with one knob (or two) turned.
+
+    ``model(args, **setting)`` computes the formula with some knobs changed; ``knobs`` maps each
+    knob to its other values and the words that say what that value means. The first setting
+    that gives the answer on every failing case (and differs from the expected result on one)
+    is named: a description of *this* answer's formula, not a list of known answers."""
+    settings = [({k: v}, words) for k, values in knobs.items() for v, words in values]
+    if pairs:
+        names = list(knobs)
+        for a, b in itertools.combinations(range(len(names)), 2):
+            for va, wa in knobs[names[a]]:
+                for vb, wb in knobs[names[b]]:
+                    settings.append(({names[a]: va, names[b]: vb}, f"{wa}, and {wb}"))
+
+    def explain(viewed: list) -> str:
+        for setting, words in settings:
+            results = [_gives(case, model, setting) for _, _, case in viewed]
+            if all(r is not None for r in results) and any(results):
+                return f"your result is what the formula gives with {words}."
+        return ""
+
+    return View("the formula", lambda a, args: a, explain=explain)
+
+
+def _gives(case: FailedCase, model: Callable[..., Any], setting: dict) -> bool | None:
+    """None: the setting does not give the answer; else whether it clearly differs from the
+    expected result (it must on one case at least)."""
+    try:
+        with np.errstate(all="ignore"):
+            other = np.asarray(model(case.args, **setting), dtype=np.float64)
+    except (ValueError, ZeroDivisionError, OverflowError, IndexError, TypeError):
+        return None
+    if other.shape != case.got.shape:
+        return None
+    scale = _scale(case.expected)
+    if not _same(case.got, other, scale):
+        return None
+    return _clearly_differ(other, case.expected, scale, None)
