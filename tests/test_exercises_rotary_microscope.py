@@ -151,7 +151,7 @@ def test_right_answers_pass(capsys):
         (
             check_partial_rotary,
             partial_sign_flipped,
-            "turned: yours are the expected ones with the opposite sign",
+            "negated: you rotate the other way",
         ),
         (check_mrope_angles, angles_in_features, "counts rotary pairs"),
         (check_mrope_angles, angles_cycled, "Qwen3-VL"),

@@ -234,10 +234,11 @@ def _whole(  # noqa: C901 (one line per relation)
     else:
         if _holds(cases, lambda g, e, a: (g, -e, e), period):
             return "the expected ones with the opposite sign"
-        if period is None and _holds(
-            cases, lambda g, e, a: (g, 1 - e, e) if np.all((e == 0) | (e == 1)) else None
-        ):
-            return "one minus the expected ones: your 0s and 1s are exchanged"
+        if period is None and _holds(cases, lambda g, e, a: (g, 1 - e, e)):
+            binary = all(np.all((e == 0) | (e == 1)) for _, e, _ in cases)
+            return "one minus the expected ones" + (
+                ": your 0s and 1s are exchanged" if binary else ""
+            )
         if _holds(cases, lambda g, e, a: (g, np.zeros_like(e), e), period):
             return "zero everywhere"
         factor = _common_factor(cases, spec, period)
@@ -253,6 +254,11 @@ def _whole(  # noqa: C901 (one line per relation)
                 return "the square roots of the expected ones"
             if _holds(cases, lambda g, e, a: (g, 1 / e, e) if np.all(e != 0) else None):
                 return "the reciprocals (1/x) of the expected ones"
+            for value, name in _FACTORS:
+                if _holds(
+                    cases, lambda g, e, a, v=value: (g, v / e, e) if np.all(e != 0) else None
+                ):
+                    return f"{name} divided by the expected ones"
     return _structural(cases, names, spec, period)
 
 
@@ -299,6 +305,8 @@ def _common_factor(cases: Cases, spec: Diagnosis, period: float | None) -> str:
 
 
 def _common_offset(cases: Cases, period: float | None) -> str:
+    if any(np.ptp(e) <= MARGIN * _scale(e) for _, e, _ in cases if e.size):
+        return ""  # a constant expected array: an offset would say nothing about the shape
     offsets = []
     for got, expected, _ in cases:
         delta = float(np.median(got - expected))
@@ -862,9 +870,9 @@ def _rule_explainer(params: Callable[[tuple], tuple[Any, int, float]]):
             for got, expected, _ in viewed
         ):
             return (
-                "none of your pairs turns: each output pair points along its input pair (or "
-                "the opposite way), only its length changes. A rotation mixes the two "
-                "elements of a pair: x1 cos - x2 sin and x1 sin + x2 cos."
+                "none of your pairs turns: each output pair points along its input pair or the "
+                "opposite way (at most its length changes). A rotation mixes the two elements "
+                "of a pair: x1 cos - x2 sin and x1 sin + x2 cos."
             )
         for knobs, words in _angle_models(float(params(viewed[0][2].args)[2])):
             if all(_follows(got, case.args, knobs, params) for got, _, case in viewed):
@@ -983,7 +991,6 @@ def _gives(case: FailedCase, model: Callable[..., Any], setting: dict) -> bool |
         return None
     if other.shape != case.got.shape:
         return None
-    scale = _scale(case.expected)
-    if not _same(case.got, other, scale):
+    if not _same(case.got, other, _scale(other)):
         return None
-    return _clearly_differ(other, case.expected, scale, None)
+    return _clearly_differ(other, case.expected, _scale(case.expected), None)

@@ -9,7 +9,7 @@ import torch
 
 from ..encodings import rotary_frequencies, scaled_rotary_frequencies
 from ._core import Mistake, cases_from, run_checker
-from ._diagnose import Diagnosis, base_view, wavelength_view
+from ._diagnose import Diagnosis, base_view, knob_view, wavelength_view
 
 __all__ = ["check_ntk_frequencies", "check_kv_cache_bytes"]
 
@@ -140,6 +140,29 @@ def _kv_cache_bits(
     return 8 * _kv_cache_bytes(num_layers, num_heads, d_head, num_tokens, bytes_per_value)
 
 
+def _kv_model(args, kv=2, layers=True, heads=True, d_head=True, tokens=0, value=None, unit=1):
+    num_layers, num_heads, d, num_tokens, bytes_per_value = args
+    total = kv * (num_layers if layers else 1) * (num_heads if heads else 1) * (d if d_head else 1)
+    total *= num_tokens + tokens if tokens >= 0 else 1
+    return total * (bytes_per_value if value is None else value(bytes_per_value)) / unit
+
+
+_KV_KNOBS = {
+    "kv": [(1, "keys only (no factor 2 for the values)"), (3, "three tensors")],
+    "layers": [(False, "one layer only")],
+    "heads": [(False, "one head only")],
+    "d_head": [(False, "no d_head factor")],
+    "tokens": [(-1, "no num_tokens factor"), (1, "num_tokens + 1 tokens")],
+    "value": [
+        (lambda b: 1, "one byte a value (no bytes_per_value factor)"),
+        (lambda b: 2, "2 bytes a value whatever bytes_per_value says"),
+        (lambda b: 8 * b, "bits (times 8), not bytes"),
+        (lambda b: b / 8, "bytes_per_value / 8"),
+    ],
+    "unit": [(1024, "KiB (divided by 1024)"), (2**20, "MiB"), (1e3, "kB"), (1e6, "MB")],
+}
+
+
 def check_kv_cache_bytes(fn: Callable[[int, int, int, int, int], object]) -> bool:
     """Check ``fn(num_layers, num_heads, d_head, num_tokens, bytes_per_value)`` -> the bytes
     of one sequence's key/value cache, ``2 * num_layers * num_heads * d_head * num_tokens *
@@ -181,5 +204,5 @@ def check_kv_cache_bytes(fn: Callable[[int, int, int, int, int], object]) -> boo
         mistakes,
         generic_hint="one number per layer, per key or value, per head, per token, per head "
         "dimension, times the bytes of one number.",
-        diagnosis=Diagnosis(),
+        diagnosis=Diagnosis(views=(knob_view(_kv_model, _KV_KNOBS),)),
     )
