@@ -172,4 +172,4 @@ def test_unknown_wrong_answers_get_a_specific_difference(capsys):
     assert check_window_positions(lambda seen, sinks, window: [[0, 1]] * 3) is False
     assert "fewer cached tokens than expected" in capsys.readouterr().out
     assert check_llama3_frequencies(lambda d, *rest: np.ones(d // 2) * 0.5) is False
-    assert "you divide by factor pairs 0, give other values" in capsys.readouterr().out
+    assert "divide by factor pairs 0, give other values to pairs 2-7" in capsys.readouterr().out
