@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -985,7 +986,8 @@ def _gives(case: FailedCase, model: Callable[..., Any], setting: dict) -> bool |
     """None: the setting does not give the answer; else whether it clearly differs from the
     expected result (it must on one case at least)."""
     try:
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. a variance over one element
             other = np.asarray(model(case.args, **setting), dtype=np.float64)
     except (ValueError, ZeroDivisionError, OverflowError, IndexError, TypeError):
         return None
