@@ -313,6 +313,29 @@ def _mistake_on_every_case(outcomes: Sequence[_Outcome], spec: _Spec) -> str:
     return ""
 
 
+def _mistake_on_some_cases(outcomes: Sequence[_Outcome], spec: _Spec) -> str:
+    """A mistake that gives the learner's array on some of the failing cases (an answer with
+    two bugs often shows one of them alone where the other has no effect)."""
+    failing = [o for o in outcomes if o.failure is not None and o.array is not None]
+    for mistake in spec.mistakes:
+        matched = []
+        for outcome in failing:
+            try:
+                other = as_numpy(mistake.answer(*copy.deepcopy(outcome.case.args)))
+            except Exception:  # a mistake that does not apply to this case
+                continue
+            if spec.tolerance.same(outcome.array, other):
+                matched.append(outcome.case.label)
+        if len(matched) >= 2:  # one case alone may be a coincidence
+            where = "; ".join(matched)
+            return (
+                f"on {len(matched)} of the {len(failing)} failing cases ({where}) your result "
+                f"equals that of a known mistake (elsewhere something else differs): "
+                + mistake.hint
+            )
+    return ""
+
+
 def _failed_cases(outcomes: Sequence[_Outcome]) -> list[FailedCase]:
     failed = []
     for outcome in outcomes:
@@ -346,6 +369,9 @@ def _hint(outcomes: Sequence[_Outcome], first: _Outcome, spec: _Spec, diagnosis:
         found, shown = "", ""
     if found:
         return found
+    partly = _mistake_on_some_cases(outcomes, spec)
+    if partly:
+        return partly
     if not shown:
         return ""
     return (

@@ -99,7 +99,10 @@ def alibi_powers_of_two_up(num_heads):
     return [2 ** (8 / num_heads * (h + 1)) for h in range(num_heads)]  # sign of the exponent
 
 
-@wrong("check_alibi_slopes", r"no simple relation.*num_heads=1")
+@wrong(
+    "check_alibi_slopes",
+    r"on 4 of the 7 failing cases .* the first slope is 2\*\*\(-8/num_heads\), not 1",
+)
 def alibi_exponent_from_zero(num_heads):
     return [2 ** (-8 / num_heads * h) for h in range(num_heads)]  # starts at 1
 
