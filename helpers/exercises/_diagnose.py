@@ -296,8 +296,8 @@ def _common_factor(cases: Cases, spec: Diagnosis, period: float | None) -> str:
         ):
             return f"the expected ones times {words} (the last axis' length {spec.size})"
     names = {_name_factor(c, n, spec.size) for c, n in zip(found, sizes, strict=True)}
-    raw = f"{found[0]:.6g}"
-    if len(names) == 1 and (names != {raw} or len(cases) > 1 or not _few(cases)):
+    familiar = all(any(abs(c - v) <= 1e-6 * v for v, _ in _FACTORS) for c in found)
+    if len(names) == 1 and (familiar or len(cases) > 1 or not _few(cases)):
         return f"the expected ones times {names.pop()}"
     if _few(cases):
         return ""  # a single number is always some factor times another: say nothing
@@ -380,6 +380,9 @@ def _axis_name(names: tuple[str, ...], axis: int, ndim: int) -> str:
 
 
 def _structural(cases: Cases, names: tuple[str, ...], spec: Diagnosis, period: float | None) -> str:
+    named = _named_permutation(cases, period, generic=False)  # halves, partners exchanged
+    if named:
+        return named
     ndim = cases[0][1].ndim
     if ndim == 0:
         return ""
@@ -391,11 +394,6 @@ def _structural(cases: Cases, names: tuple[str, ...], spec: Diagnosis, period: f
     ):
         first, second = _axis_name(names, -2, ndim), _axis_name(names, -1, ndim)
         return f"the expected ones transposed ({first}s and {second}s exchanged)"
-    # the last axis permuted
-    if ndim >= 1:
-        perm = _named_permutation(cases, period)
-        if perm:
-            return perm
     for axis in range(-1, -ndim - 1, -1):
         name = _axis_name(names, axis, ndim)
         if _holds(cases, lambda g, e, a, ax=axis: (g, np.flip(e, ax), e), period):
@@ -405,7 +403,7 @@ def _structural(cases: Cases, names: tuple[str, ...], spec: Diagnosis, period: f
         for got_step, exp_step, offset, words in _INDEX_MAPS:
             if _holds(cases, _index_map(axis, got_step, exp_step, offset), period):
                 return words.format(name=name)
-    return ""
+    return _named_permutation(cases, period, generic=True)  # the last axis in another order
 
 
 # (got index step, expected index step, expected offset, words): got[step_g * m] = e[step_e * m + o]
@@ -439,7 +437,7 @@ def _interleaved_to_half(d: int) -> np.ndarray:
     return np.r_[np.arange(0, d, 2), np.arange(1, d, 2)]
 
 
-def _named_permutation(cases: Cases, period: float | None) -> str:
+def _named_permutation(cases: Cases, period: float | None, generic: bool) -> str:
     def even(e):
         return e.shape[-1] % 2 == 0 and e.shape[-1] >= 4
 
@@ -471,6 +469,8 @@ def _named_permutation(cases: Cases, period: float | None) -> str:
         if all(e.shape[-1] == 2 for _, e, _ in cases):
             return "the expected values with the two columns exchanged"
         return "the expected values with the two elements of every pair (2k, 2k+1) exchanged"
+    if not generic:
+        return ""
     # any other permutation of the last axis, found column by column
     perms = []
     for got, expected, _ in cases:
