@@ -88,9 +88,14 @@ def test_the_mistakes_really_are_wrong():
     assert not np.allclose(ex._wavelengths_exponent_k(8, 1e4), 2 * np.pi / frequencies(8))
 
 
-def test_generic_hint_and_errors_are_reported(capsys):
+def test_no_relation_found_shows_the_smallest_failing_case(capsys):
     assert check_offset_matrix(lambda phi, d: np.eye(d)) is False
-    assert "addition formulas" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "none of your pairs turns" in out
+    assert check_offset_matrix(lambda phi, d: np.ones((d, d))) is False
+    out = capsys.readouterr().out
+    assert "no simple relation" in out and "smallest failing case, offset=1, d_model=2" in out
+    assert "expected [[ 0.5403  0.8415]" in out and "got      [[1. 1.]" in out
     assert check_token_and_position(lambda tok, w, pe: w[tok] + pe) is False
     assert "your function raised RuntimeError" in capsys.readouterr().out
     assert check_binary_encoding(lambda p, n: np.zeros((len(p), n + 1))) is False

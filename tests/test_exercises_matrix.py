@@ -32,7 +32,8 @@ from helpers.encodings import (
     sinusoidal_encoding,
 )
 from helpers.exercises import _core
-from helpers.exercises import modern as modern_ex
+from helpers.exercises import length_extrapolation as le
+from helpers.exercises import long_context as lc
 from helpers.exercises import production as production_ex
 from helpers.exercises import rotary_microscope as rotary_microscope_ex
 from helpers.exercises import transformer as transformer_ex
@@ -64,12 +65,12 @@ RIGHT_AND_WRONG = {
     "check_rotary": (apply_rotary, lambda x, p: apply_rotary(x, p + 1)),
     "check_alibi_slopes": (alibi_slopes, lambda n: alibi_slopes(n).flip(0)),
     "check_ntk_frequencies": (
-        modern_ex._ntk_frequencies,
-        lambda d, factor, base: modern_ex._ntk_frequencies(d, factor, base) * 1.01,
+        lc._ntk_frequencies,
+        lambda d, factor, base: lc._ntk_frequencies(d, factor, base) * 1.01,
     ),
     "check_kv_cache_bytes": (
-        modern_ex._kv_cache_bytes,
-        lambda *args: modern_ex._kv_cache_bytes(*args) // 2,
+        lc._kv_cache_bytes,
+        lambda *args: lc._kv_cache_bytes(*args) // 2,
     ),
     "check_llama3_frequencies": (
         production_ex._llama3_frequencies,
@@ -86,8 +87,8 @@ RIGHT_AND_WRONG = {
     "check_laplacian_pe": (laplacian_pe, lambda a, k: laplacian_pe(a, k)[:, ::-1]),
     "check_random_walk_pe": (random_walk_pe, lambda a, k: random_walk_pe(a, k) * 2),
     "check_accuracy_by_position": (
-        modern_ex._accuracy_by_position,
-        lambda logits, tokens: modern_ex._accuracy_by_position(logits, tokens) * 0.5,
+        le._accuracy_by_position,
+        lambda logits, tokens: le._accuracy_by_position(logits, tokens) * 0.5,
     ),
     "check_attention": (
         scaled_dot_product_attention,

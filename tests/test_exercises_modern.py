@@ -13,7 +13,9 @@ from helpers.exercises import (
     check_relative_positions,
     check_rotary,
 )
-from helpers.exercises import modern as ex
+from helpers.exercises import length_extrapolation as le
+from helpers.exercises import long_context as lc
+from helpers.exercises import relative_rotary as rr
 
 
 def stub(*args):
@@ -26,9 +28,9 @@ def stub(*args):
         (check_relative_positions, relative_positions),
         (check_rotary, apply_rotary),
         (check_alibi_slopes, alibi_slopes),
-        (check_accuracy_by_position, ex._accuracy_by_position),
-        (check_ntk_frequencies, ex._ntk_frequencies),
-        (check_kv_cache_bytes, ex._kv_cache_bytes),
+        (check_accuracy_by_position, le._accuracy_by_position),
+        (check_ntk_frequencies, lc._ntk_frequencies),
+        (check_kv_cache_bytes, lc._kv_cache_bytes),
     ],
 )
 def test_right_answers_pass_and_stubs_are_reported(checker, right, capsys):
@@ -80,31 +82,31 @@ def test_answers_in_other_forms_pass(capsys):
 @pytest.mark.parametrize(
     ("checker", "mistake", "words"),
     [
-        (check_relative_positions, ex._offsets_i_minus_j, "signs are flipped"),
-        (check_relative_positions, ex._offsets_not_clipped, "not clipped"),
-        (check_relative_positions, ex._offsets_shifted_to_indices, "row indices"),
-        (check_rotary, ex._half_layout, "rotate_half"),
-        (check_rotary, ex._half_angles_on_interleaved_pairs, "laid out in halves"),
-        (check_rotary, ex._dimension_index_exponent, "dimension index"),
-        (check_rotary, ex._missing_factor_two, "2k / d"),
-        (check_rotary, ex._opposite_direction, "other way"),
-        (check_rotary, ex._positions_from_one, "one position too far"),
-        (check_alibi_slopes, ex._power_rule_everywhere, "largest power of two"),
-        (check_alibi_slopes, ex._starting_at_one, "not 1"),
-        (check_alibi_slopes, ex._reversed_slopes, "decrease"),
-        (check_alibi_slopes, ex._negative_slopes, "positive"),
-        (check_accuracy_by_position, ex._not_shifted, "NEXT token"),
-        (check_accuracy_by_position, ex._shifted_twice, "shifted by two"),
-        (check_ntk_frequencies, ex._ntk_exponent_inverted, "d / (d - 2)"),
-        (check_ntk_frequencies, ex._ntk_as_interpolation, "position interpolation"),
-        (check_ntk_frequencies, ex._ntk_base_times_factor, "power d / (d - 2)"),
-        (check_ntk_frequencies, ex._ntk_dimension_index, "pair index"),
-        (check_kv_cache_bytes, ex._kv_cache_keys_only, "keys AND values"),
-        (check_kv_cache_bytes, ex._kv_cache_one_layer, "num_layers"),
-        (check_kv_cache_bytes, ex._kv_cache_bits, "already in bytes"),
-        (check_kv_cache_bytes, ex._kv_cache_no_heads, "num_heads"),
-        (check_kv_cache_bytes, ex._kv_cache_two_bytes, "bytes_per_value"),
-        (check_ntk_frequencies, ex._ntk_base_fixed, "argument base"),
+        (check_relative_positions, rr._offsets_i_minus_j, "signs are flipped"),
+        (check_relative_positions, rr._offsets_not_clipped, "not clipped"),
+        (check_relative_positions, rr._offsets_shifted_to_indices, "row indices"),
+        (check_rotary, rr._half_layout, "rotate_half"),
+        (check_rotary, rr._half_angles_on_interleaved_pairs, "laid out in halves"),
+        (check_rotary, rr._dimension_index_exponent, "dimension index"),
+        (check_rotary, rr._missing_factor_two, "2k / d"),
+        (check_rotary, rr._opposite_direction, "other way"),
+        (check_rotary, rr._positions_from_one, "one position too far"),
+        (check_alibi_slopes, rr._power_rule_everywhere, "largest power of two"),
+        (check_alibi_slopes, rr._starting_at_one, "not 1"),
+        (check_alibi_slopes, rr._reversed_slopes, "decrease"),
+        (check_alibi_slopes, rr._negative_slopes, "positive"),
+        (check_accuracy_by_position, le._not_shifted, "NEXT token"),
+        (check_accuracy_by_position, le._shifted_twice, "shifted by two"),
+        (check_ntk_frequencies, lc._ntk_exponent_inverted, "d / (d - 2)"),
+        (check_ntk_frequencies, lc._ntk_as_interpolation, "position interpolation"),
+        (check_ntk_frequencies, lc._ntk_base_times_factor, "power d / (d - 2)"),
+        (check_ntk_frequencies, lc._ntk_dimension_index, "pair index"),
+        (check_kv_cache_bytes, lc._kv_cache_keys_only, "keys AND values"),
+        (check_kv_cache_bytes, lc._kv_cache_one_layer, "num_layers"),
+        (check_kv_cache_bytes, lc._kv_cache_bits, "already in bytes"),
+        (check_kv_cache_bytes, lc._kv_cache_no_heads, "num_heads"),
+        (check_kv_cache_bytes, lc._kv_cache_two_bytes, "bytes_per_value"),
+        (check_ntk_frequencies, lc._ntk_base_fixed, "argument base"),
     ],
 )
 def test_each_classic_mistake_fails_with_its_hint(checker, mistake, words, capsys):
@@ -115,14 +117,14 @@ def test_each_classic_mistake_fails_with_its_hint(checker, mistake, words, capsy
 
 def test_rotary_mistakes_really_are_wrong():
     # Each buggy version differs from the reference on the first hidden case.
-    case = ex._rotary_cases()[0]
+    case = rr._rotary_cases()[0]
     for buggy in (
-        ex._half_layout,
-        ex._half_angles_on_interleaved_pairs,
-        ex._dimension_index_exponent,
-        ex._missing_factor_two,
-        ex._opposite_direction,
-        ex._positions_from_one,
+        rr._half_layout,
+        rr._half_angles_on_interleaved_pairs,
+        rr._dimension_index_exponent,
+        rr._missing_factor_two,
+        rr._opposite_direction,
+        rr._positions_from_one,
     ):
         assert not torch.allclose(buggy(*case.args), case.expected)
 
@@ -155,7 +157,7 @@ def test_accuracy_reference_hand_values(capsys):
     logits = torch.zeros(1, 4, 3, dtype=torch.float64)
     logits[0, 1, 2] = 1.0
     logits[0, 2, 1] = 1.0
-    assert ex._accuracy_by_position(logits, tokens).tolist() == [1.0, 0.0]
+    assert le._accuracy_by_position(logits, tokens).tolist() == [1.0, 0.0]
 
 
 def test_accuracy_checker_accepts_numpy_and_rejects_wrong_averaging(capsys):
@@ -180,13 +182,13 @@ def test_an_ntk_answer_written_with_numpy_and_a_loop_passes(capsys):
 
     assert check_ntk_frequencies(mine) is True
     assert check_ntk_frequencies(lambda d, f, b: np.ones(d // 2)) is False
-    assert "the first frequency is 1" in capsys.readouterr().out
+    assert "with another base: 1 where 25198.4 is expected" in capsys.readouterr().out
 
 
 def test_kv_cache_bytes_of_llama_2_7b():
     # 32 layers, 32 heads of width 128, 4,096 tokens in 16-bit floats: exactly 2 GiB
-    assert ex._kv_cache_bytes(32, 32, 128, 4096, 2) == 2**31
-    assert check_kv_cache_bytes(lambda *args: float(ex._kv_cache_bytes(*args))) is True
+    assert lc._kv_cache_bytes(32, 32, 128, 4096, 2) == 2**31
+    assert check_kv_cache_bytes(lambda *args: float(lc._kv_cache_bytes(*args))) is True
 
 
 # Wrong answers written as a learner would write them (not the checker's mistake functions).
@@ -245,9 +247,9 @@ def test_learners_mistakes_get_their_hint(checker, answer, words, capsys):
 
 
 def test_kv_cache_mistakes_give_different_numbers_in_every_case():
-    mistakes = [ex._kv_cache_keys_only, ex._kv_cache_one_layer, ex._kv_cache_no_heads]
-    mistakes += [ex._kv_cache_two_bytes, ex._kv_cache_bits, ex._kv_cache_bytes]
-    for args in ex._KV_CACHE_ARGS:
+    mistakes = [lc._kv_cache_keys_only, lc._kv_cache_one_layer, lc._kv_cache_no_heads]
+    mistakes += [lc._kv_cache_two_bytes, lc._kv_cache_bits, lc._kv_cache_bytes]
+    for args in lc._KV_CACHE_ARGS:
         values = [mistake(*args) for mistake in mistakes]
         assert len(set(values)) == len(values), args
 
@@ -329,7 +331,7 @@ def _learner_half(logits, tokens):  # right alignment, wrong scale: no named mis
         (_learner_counts, "counted the hits"),
         (_learner_probability, "probability of the true token"),
         (_learner_loop_off_by_one, "NEXT token"),
-        (_learner_half, "take the argmax of logits[:, t - 1]"),
+        (_learner_half, "times 1/2"),
     ],
 )
 def test_accuracy_hint_fits_learner_mistakes(answer, words, capsys):

@@ -112,13 +112,13 @@ def rotary_float32(x, positions):
 
 ROTARY = [
     (rotary_positions_ignored, r"ignore the positions", r"position 0 must"),
-    (rotary_divides, r"wrong angle", r"position 0 must"),
+    (rotary_divides, r"base\*\*\(\+2k/r\)", r"position 0 must"),
     (rotary_batch_dims, r"\.\.\.|leading|batch", r"position 0 must"),
     (rotary_in_place, r"keep its length", r"position 0 must"),
     (rotary_concatenated, r"interleav|places|order", r"keep its length"),
     (rotary_sin_cos_swapped, r"position 0", None),
     (rotary_one_frequency, r"same angle", r"position 0 must"),
-    (rotary_frequencies_reversed, r"wrong angle", r"position 0 must"),
+    (rotary_frequencies_reversed, r"reverse order along the pairs", r"position 0 must"),
     (rotary_float32, r"close|float64|scale", r"position 0 must"),
 ]
 

@@ -6,18 +6,32 @@ case passes. Call it with your function, e.g. ``check_sinusoidal(my_encoding)``.
 """
 
 # Each module lists its checkers in ``__all__``; the package re-exports exactly those.
-from . import attention, encodings, graph, modern, production, rotary_microscope, transformer
+from . import (
+    attention,
+    encodings,
+    graph,
+    length_extrapolation,
+    long_context,
+    production,
+    relative_rotary,
+    rotary_microscope,
+    transformer,
+)
 from .attention import *  # noqa: F403
 from .encodings import *  # noqa: F403
 from .graph import *  # noqa: F403
-from .modern import *  # noqa: F403
+from .length_extrapolation import *  # noqa: F403
+from .long_context import *  # noqa: F403
 from .production import *  # noqa: F403
+from .relative_rotary import *  # noqa: F403
 from .rotary_microscope import *  # noqa: F403
 from .transformer import *  # noqa: F403
 
 __all__ = [
     *encodings.__all__,
-    *modern.__all__,
+    *relative_rotary.__all__,
+    *length_extrapolation.__all__,
+    *long_context.__all__,
     *graph.__all__,
     *attention.__all__,
     *transformer.__all__,

@@ -27,8 +27,9 @@ from typing import Any
 import numpy as np
 
 from .._convert import as_numpy
+from ._diagnose import Diagnosis, FailedCase, View, diagnose, smallest_case
 
-__all__ = ["Case", "Mistake", "as_numpy", "cases_from", "run_checker"]
+__all__ = ["Case", "Diagnosis", "Mistake", "View", "as_numpy", "cases_from", "run_checker"]
 
 TIME_LIMIT_S = 10.0  # per call of the learner's function, where the platform allows a limit
 _PRINTED_CHARS = 300  # how much of the learner's printed output a verdict shows
@@ -62,11 +63,14 @@ class Mistake:
 class CaseFailedError(Exception):
     """Raised inside a check step: the case fails with this message (and optional hint)."""
 
-    def __init__(self, message: str, hint: str = "", detail: bool = False) -> None:
+    def __init__(
+        self, message: str, hint: str = "", detail: bool = False, array: Any = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
         self.detail = detail  # True: the message goes on its own line after "FAILED on ..."
+        self.array = array  # the learner's converted result, when there is one
 
 
 class _TimeUp(BaseException):
@@ -224,13 +228,26 @@ class _Spec:
 
     mistakes: Sequence[Mistake]
     tolerance: _Tolerance
-    generic_hint: str
     mask_hint: str
     extract: Callable[[Any, tuple], Any] | None
     time_limit: float | None
 
 
-def _compare(got: Any, case: Case, spec: _Spec) -> None:
+@dataclass
+class _Outcome:
+    """What one case gave: a failure text (None: passed), the compared array if there was one,
+    the hint found for this case alone, and whether to stop running cases."""
+
+    case: Case
+    failure: str | None = None
+    array: np.ndarray | None = None
+    hint: str = ""
+    printed: str = ""
+    stop: bool = False
+    detail: bool = False
+
+
+def _compare(got: Any, case: Case, spec: _Spec, outcome: _Outcome) -> None:
     """Raise ``CaseFailedError`` unless ``got`` matches ``case.expected``."""
     expected = as_numpy(case.expected)
     if spec.extract is not None:
@@ -238,39 +255,129 @@ def _compare(got: Any, case: Case, spec: _Spec) -> None:
     array = _to_array(got, expected)
     if expected.dtype == bool:
         array = _as_mask(array, spec.mask_hint)
+    outcome.array = array
     if spec.tolerance.same(array, expected):
         return
-    hint = _named_mistake(array, case, spec.mistakes, spec.tolerance) or spec.generic_hint
     if array.shape != expected.shape:
-        raise CaseFailedError(f"expected shape {expected.shape}, got {array.shape}.", hint=hint)
-    raise CaseFailedError(
-        _first_difference(array, expected, spec.tolerance), hint=hint, detail=True
-    )
+        raise CaseFailedError(f"expected shape {expected.shape}, got {array.shape}.")
+    raise CaseFailedError(_first_difference(array, expected, spec.tolerance), detail=True)
 
 
-def _run_case(fn: Callable[..., Any], case: Case, spec: _Spec) -> tuple[str | None, str]:
-    """Return (failure text or None, what fn printed); never raise for the learner's code."""
-    printed = ""
+def _run_case(fn: Callable[..., Any], case: Case, spec: _Spec) -> _Outcome:
+    """Run one case; never raise for the learner's code."""
+    outcome = _Outcome(case)
     try:
-        got, printed = _call(fn, case.args, spec.time_limit)
-        _compare(got, case, spec)
+        got, outcome.printed = _call(fn, case.args, spec.time_limit)
+        _compare(got, case, spec, outcome)
     except NotImplementedError:
-        return "not yet implemented (your function raises NotImplementedError).", printed
+        outcome.failure = "not yet implemented (your function raises NotImplementedError)."
+        outcome.stop = True
     except _TimeUp:
-        return (
-            f"FAILED on {case.label}: took longer than {spec.time_limit:g} s: an infinite loop?",
-            printed,
+        outcome.failure = (
+            f"FAILED on {case.label}: took longer than {spec.time_limit:g} s: an infinite loop?"
         )
+        outcome.stop = True
     except CaseFailedError as failure:
         separator = ".\n  " if failure.detail else ": "
-        text = f"FAILED on {case.label}{separator}{failure.message}"
-        if failure.hint:
-            text += "\n  Hint: " + failure.hint
-        return text, printed
+        outcome.failure = f"FAILED on {case.label}{separator}{failure.message}"
+        outcome.hint = failure.hint
+        outcome.detail = failure.detail
+        if failure.array is not None:
+            outcome.array = np.asarray(failure.array)
     except Exception as error:  # the learner's bug, reported rather than raised
         name = type(error).__name__
-        return f"FAILED on {case.label}: your function raised {name}: {error}", printed
-    return None, printed
+        outcome.failure = f"FAILED on {case.label}: your function raised {name}: {error}"
+        outcome.array = None
+    return outcome
+
+
+def _mistake_on_every_case(outcomes: Sequence[_Outcome], spec: _Spec) -> str:
+    """The hint of the first mistake that gives the learner's array on every failing case it
+    applies to (a mistake whose answer is undefined or raises on a case does not apply)."""
+    failing = [o for o in outcomes if o.failure is not None and o.array is not None]
+    for mistake in spec.mistakes:
+        compared = 0
+        for outcome in failing:
+            try:
+                other = as_numpy(mistake.answer(*copy.deepcopy(outcome.case.args)))
+            except Exception:  # a mistake that does not apply to this case
+                continue
+            if other.dtype.kind == "f" and not np.all(np.isfinite(other)):
+                continue  # undefined there (a row with nothing to attend to): not compared
+            if not spec.tolerance.same(outcome.array, other):
+                break
+            compared += 1
+        else:
+            if compared:
+                return mistake.hint
+    return ""
+
+
+def _mistake_on_some_cases(outcomes: Sequence[_Outcome], spec: _Spec) -> str:
+    """A mistake that gives the learner's array on some of the failing cases (an answer with
+    two bugs often shows one of them alone where the other has no effect)."""
+    failing = [o for o in outcomes if o.failure is not None and o.array is not None]
+    for mistake in spec.mistakes:
+        matched = []
+        for outcome in failing:
+            try:
+                other = as_numpy(mistake.answer(*copy.deepcopy(outcome.case.args)))
+            except Exception:  # a mistake that does not apply to this case
+                continue
+            if spec.tolerance.same(outcome.array, other):
+                matched.append(outcome.case.label)
+        if len(matched) >= 2:  # one case alone may be a coincidence
+            where = "; ".join(matched)
+            return (
+                f"on {len(matched)} of the {len(failing)} failing cases ({where}) your result "
+                f"equals that of a known mistake (elsewhere something else differs): "
+                + mistake.hint
+            )
+    return ""
+
+
+def _failed_cases(outcomes: Sequence[_Outcome]) -> list[FailedCase]:
+    failed = []
+    for outcome in outcomes:
+        if outcome.failure is None or outcome.array is None:
+            continue
+        expected = as_numpy(outcome.case.expected)
+        got = outcome.array
+        if expected.dtype == bool:
+            got = got.astype(bool)
+        else:
+            got, expected = got.astype(np.float64), expected.astype(np.float64)
+        failed.append(FailedCase(outcome.case.label, outcome.case.args, got, expected))
+    return failed
+
+
+def _hint(outcomes: Sequence[_Outcome], first: _Outcome, spec: _Spec, diagnosis: Diagnosis) -> str:
+    """A named mistake, else the checker's own diagnosis of the first failing case, else the
+    first relation true on every failing case, else the smallest failing case shown."""
+    named = _mistake_on_every_case(outcomes, spec)
+    if named:
+        return named
+    if first.array is None and not first.hint:
+        return ""  # the function raised or returned something that is not an array
+    if first.hint:
+        return first.hint  # the checker's own diagnosis of this case
+    failed = _failed_cases(outcomes)
+    try:
+        found = diagnose(failed, diagnosis)
+        shown = "" if found else smallest_case(failed)
+    except Exception:  # a diagnosis must never cost the learner the verdict
+        found, shown = "", ""
+    if found:
+        return found
+    partly = _mistake_on_some_cases(outcomes, spec)
+    if partly:
+        return partly
+    if not shown:
+        return ""
+    return (
+        "no simple relation to the expected result (sign, factor, offset, order, shift, "
+        "which part) holds on every failing case; " + shown
+    )
 
 
 def run_checker(
@@ -284,27 +391,45 @@ def run_checker(
     mask_hint: str = "",
     extract: Callable[[Any, tuple], Any] | None = None,
     time_limit: float | None = -1.0,
+    diagnosis: Diagnosis | None = None,
 ) -> bool:
     """Run ``fn`` on every case; print a verdict; return True only if every case passes.
 
     ``atol`` is relative to the largest expected magnitude of each case; ``extract(result,
-    args)`` turns the learner's result into the array to compare (raising ``CaseFailedError``);
-    ``mask_hint`` is shown when a mask comes back with a non-boolean dtype; ``time_limit`` is
-    the limit per call in seconds (negative: ``TIME_LIMIT_S``, None: no limit).
+    args)`` turns the learner's result into the array to compare (raising ``CaseFailedError``,
+    whose hint is used when nothing better is found); ``mask_hint`` is shown when a mask comes
+    back with a non-boolean dtype; ``time_limit`` is the limit per call in seconds (negative:
+    ``TIME_LIMIT_S``, None: no limit). On a failure every case is run, and the hint is a
+    registered mistake that matches on every case, else what :func:`diagnose` finds true on
+    every failing case (``diagnosis`` declares the checker's axes and views), else the smallest
+    failing case. ``generic_hint`` is kept for callers' compatibility and no longer shown: a
+    rule restated is not a hint about this answer.
     """
     if not callable(fn):
         raise TypeError(f"fn must be a function, got {type(fn).__name__}")
     if time_limit is not None and time_limit < 0:
         time_limit = TIME_LIMIT_S
-    spec = _Spec(mistakes, _Tolerance(rtol, atol), generic_hint, mask_hint, extract, time_limit)
-    printed = ""
+    del generic_hint
+    spec = _Spec(mistakes, _Tolerance(rtol, atol), mask_hint, extract, time_limit)
+    outcomes: list[_Outcome] = []
+    first: _Outcome | None = None
     for case in cases:
-        failure, printed = _run_case(fn, case, spec)
-        if failure is not None:
-            _report(f"{title}: {failure}", printed)
-            return False
-    _report(f"{title}: all {len(cases)} hidden cases pass.", printed)
-    return True
+        outcome = _run_case(fn, case, spec)
+        outcomes.append(outcome)
+        if outcome.failure is not None and first is None:
+            first = outcome
+        if outcome.stop:
+            break
+    if first is None:
+        _report(f"{title}: all {len(cases)} hidden cases pass.", outcomes[-1].printed)
+        return True
+    verdict = f"{title}: {first.failure}"
+    if not first.stop:
+        hint = _hint(outcomes, first, spec, diagnosis or Diagnosis())
+        if hint:
+            verdict += "\n  Hint: " + hint
+    _report(verdict, first.printed)
+    return False
 
 
 def _report(verdict: str, printed: str) -> None:

@@ -13,10 +13,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import numpy as np
 import torch
 
 from ..attention import causal_mask, padding_mask, scaled_dot_product_attention
 from ._core import Case, CaseFailedError, Mistake, as_numpy, cases_from, run_checker
+from ._diagnose import Diagnosis, View
 
 __all__ = ["check_attention", "check_causal_mask", "check_padding_mask"]
 
@@ -124,6 +126,30 @@ def _as_array(value: object, name: str) -> torch.Tensor:
     return torch.as_tensor(array, dtype=torch.float64)
 
 
+def _attention_regions(args: tuple, shape: tuple) -> list[tuple[str, np.ndarray]]:
+    """Where the mask lets a query see a key, and where it hides it (no mask: no regions)."""
+    mask = args[3]
+    if mask is None:
+        return []
+    keep = np.broadcast_to(as_numpy(mask).astype(bool), shape)
+    return [("where the mask lets the query see the key", keep), ("where it hides it", ~keep)]
+
+
+def _implied_scores(weights: np.ndarray, args: tuple) -> np.ndarray:
+    """Softmax weights back to scores, up to a constant per row (over the visible keys)."""
+    mask = args[3]
+    keep = (
+        np.ones(weights.shape, bool)
+        if mask is None
+        else np.broadcast_to(as_numpy(mask), weights.shape)
+    )
+    if np.any(weights[keep] <= 0):
+        raise ValueError("a visible key with no weight has no score")
+    logs = np.where(keep, np.log(np.where(keep, weights, 1.0)), 0.0)
+    mean = logs.sum(-1, keepdims=True) / np.maximum(keep.sum(-1, keepdims=True), 1)
+    return np.where(keep, logs - mean, 0.0)
+
+
 def check_attention(fn: Callable) -> bool:
     """Check ``fn(q, k, v, mask) -> (output, weights)`` against scaled dot-product attention.
 
@@ -166,6 +192,17 @@ def check_attention(fn: Callable) -> bool:
         extract=_weights_of,
         generic_hint="compare your weights with softmax(q @ k^T / sqrt(d_k)) on the "
         "first case, by hand.",
+        diagnosis=Diagnosis(
+            axes=("query", "key"),
+            regions=_attention_regions,
+            views=(
+                View(
+                    "the scores your weights imply (log-weights less their row mean)",
+                    _implied_scores,
+                    axes=("query", "key"),
+                ),
+            ),
+        ),
     )
 
 
@@ -214,6 +251,7 @@ def check_causal_mask(fn: Callable[[int], object]) -> bool:
         mistakes,
         generic_hint="print your mask for seq_len=3: it should be lower triangular.",
         mask_hint=_MASK_HINT,
+        diagnosis=Diagnosis(axes=("query", "key")),
     )
 
 
@@ -235,7 +273,7 @@ def check_padding_mask(fn: Callable[[torch.Tensor, int], object]) -> bool:
     """
     args = [
         (torch.tensor([[5, 7, 2, 0, 0], [3, 1, 4, 1, 5]]), 0),
-        (torch.tensor([[9, 9, 1]]), 1),
+        (torch.tensor([[1, 9, 9, 1]]), 1),  # padding on the left too
         (torch.tensor([[4, 2, 3, 3], [4, 3, 3, 3], [2, 3, 3, 3]]), 3),
     ]
     cases = cases_from(
@@ -258,4 +296,5 @@ def check_padding_mask(fn: Callable[[torch.Tensor, int], object]) -> bool:
         generic_hint="the mask is (tokens != pad_id) with two singleton axes "
         "inserted: (batch, 1, 1, seq_len) broadcasts over heads and queries.",
         mask_hint=_MASK_HINT,
+        diagnosis=Diagnosis(axes=("sequence", "", "", "key")),
     )

@@ -8,7 +8,8 @@ import numpy as np
 import torch
 
 from ..encodings import binary_encoding, frequencies, offset_matrix, sinusoidal_encoding
-from ._core import Case, Mistake, cases_from, run_checker
+from ._core import Case, Mistake, as_numpy, cases_from, run_checker
+from ._diagnose import Diagnosis, View, _rule_explainer
 
 __all__ = [
     "check_sinusoidal",
@@ -82,6 +83,19 @@ def check_sinusoidal(fn: Callable[[int, int], object]) -> bool:
         cases,
         mistakes,
         generic_hint="compare your first rows with the worked table for d_model = 4.",
+        diagnosis=Diagnosis(
+            axes=("position", "feature"),
+            pairs=True,
+            views=(
+                View(
+                    "the angles of your (sin, cos) pairs",
+                    lambda a, args: np.arctan2(a[:, 0::2], a[:, 1::2]),
+                    period=2 * np.pi,
+                    axes=("position", "pair"),
+                    explain=_rule_explainer(lambda args: (np.arange(args[0]), args[1], 1e4)),
+                ),
+            ),
+        ),
     )
 
 
@@ -130,12 +144,18 @@ def check_binary_encoding(fn: Callable[[np.ndarray, int], object]) -> bool:
         cases,
         mistakes,
         generic_hint="bit j of t is (t >> j) & 1, or (t // 2**j) % 2; positions past 2**num_bits wrap.",
+        diagnosis=Diagnosis(axes=("position", "bit")),
     )
 
 
 # --- notebook 03: wavelengths of the sinusoidal encoding -------------------------------------
 
-_WAVELENGTH_ARGS = [(4, 10000.0), (8, 10000.0), (512, 10000.0), (6, 100.0)]
+_WAVELENGTH_ARGS = [
+    (4, 10000.0),
+    (8, 10000.0),
+    (512, 10000.0),
+    (6, 500.0),
+]  # 10000 is no power of 500
 
 
 def _wavelengths(d_model: int, base: float) -> np.ndarray:
@@ -185,7 +205,9 @@ def check_wavelengths(fn: Callable[[int, float], object]) -> bool:
             "the exponent is 2k / d_model (k the pair index), not k / d_model.",
         ),
     ]
-    return run_checker("check_wavelengths", fn, cases, mistakes)
+    return run_checker(
+        "check_wavelengths", fn, cases, mistakes, diagnosis=Diagnosis(axes=("pair",))
+    )
 
 
 # --- notebook 04: the offset (rotation) matrix ------------------------------------------------
@@ -211,6 +233,11 @@ def _offset_halves(offset: float, d_model: int) -> np.ndarray:
     """The right blocks, but for the layout [all sines, all cosines]."""
     order = np.concatenate([np.arange(0, d_model, 2), np.arange(1, d_model, 2)])
     return offset_matrix(offset, d_model)[np.ix_(order, order)]
+
+
+def _block_angles(m: np.ndarray, args: tuple) -> np.ndarray:
+    """The angle each 2x2 block (2k, 2k+1) turns by, (1, d/2): M[2k, 2k] = cos, M[2k, 2k+1] = sin."""
+    return np.arctan2(np.diagonal(m, 1)[0::2], np.diagonal(m)[0::2])[None, :]
 
 
 def check_offset_matrix(fn: Callable[[float, int], object]) -> bool:
@@ -243,6 +270,19 @@ def check_offset_matrix(fn: Callable[[float, int], object]) -> bool:
         mistakes,
         generic_hint="expand sin(omega (t + phi)) and cos(omega (t + phi)) with the addition "
         "formulas and read off the four entries of each block.",
+        diagnosis=Diagnosis(
+            axes=("row", "column"),
+            pairs=True,
+            views=(
+                View(
+                    "the angles of your 2x2 blocks",
+                    _block_angles,
+                    period=2 * np.pi,
+                    axes=("offset", "pair"),
+                    explain=_rule_explainer(lambda args: (np.array([args[0]]), args[1], 1e4)),
+                ),
+            ),
+        ),
     )
 
 
@@ -312,4 +352,22 @@ def check_token_and_position(
         mistakes,
         generic_hint="look up rows with weight[tokens] (batch, seq_len, d_model) and add the first "
         "seq_len rows of pe, which broadcast over the batch.",
+        diagnosis=Diagnosis(
+            axes=("sequence", "position", "feature"),
+            size="d_model",
+            views=(
+                View(
+                    "the token parts (your result minus pe[:seq_len])",
+                    lambda a, args: a - as_numpy(args[2])[: a.shape[-2]],
+                    axes=("sequence", "position", "feature"),
+                ),
+                View(
+                    "the position parts (your result minus the scaled token rows)",
+                    lambda a, args: (
+                        a - as_numpy(args[1])[as_numpy(args[0])] * args[1].shape[1] ** 0.5
+                    ),
+                    axes=("sequence", "position", "feature"),
+                ),
+            ),
+        ),
     )

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..encodings import laplacian_pe, random_walk_pe
 from ._core import Case, CaseFailedError, Mistake, as_numpy, run_checker
+from ._diagnose import Diagnosis
 
 __all__ = ["check_laplacian_pe", "check_random_walk_pe"]
 
@@ -195,6 +196,7 @@ def check_laplacian_pe(fn: Callable[[np.ndarray, int], object]) -> bool:
         generic_hint="build D^-1/2 with 0 for isolated nodes (no division by zero), form "
         "L = I - D^-1/2 A D^-1/2 (so L_ii = 1 at an isolated node), then np.linalg.eigh(L) and "
         "the columns 1 .. k.",
+        diagnosis=Diagnosis(axes=("node", "eigenvector")),
     )
 
 
@@ -310,4 +312,5 @@ def check_random_walk_pe(fn: Callable[[np.ndarray, int], object]) -> bool:
         extract=_isolated_nan,
         generic_hint="P = D^-1 A (rows of isolated nodes 0); column j is the diagonal of "
         "P^(j+1), the matrix power, for j = 0 .. k-1.",
+        diagnosis=Diagnosis(axes=("node", "step")),
     )

@@ -6,10 +6,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import numpy as np
 import torch
 
 from ..encodings import rotary_frequencies, scaled_rotary_frequencies
 from ._core import Mistake, cases_from, run_checker
+from ._diagnose import Diagnosis, View, _ranges, base_view, wavelength_view
 
 __all__ = ["check_llama3_frequencies", "check_dynamic_ntk_frequencies", "check_window_positions"]
 
@@ -58,6 +60,51 @@ def _llama3_blend_reversed(d, factor, base, original_max_len, low, high) -> torc
     return torch.where(kept, omega, torch.where(divided, omega / factor, blended))
 
 
+def _ratio_to_plain(a: np.ndarray, args: tuple) -> np.ndarray:
+    """Each frequency over plain rotary's: 1 where a pair is kept, 1 / factor where divided."""
+    d, base = args[0], args[2]
+    plain = base ** (-np.arange(0, d, 2) / d)
+    if a.shape != plain.shape:
+        raise ValueError("not one frequency per pair")
+    return a / plain
+
+
+def _bands(ratio: np.ndarray, factor: float) -> dict[str, list[int]]:
+    kinds: dict[str, list[int]] = {"keep": [], "blend": [], "divide by factor": [], "other": []}
+    for k, r in enumerate(ratio):
+        if abs(r - 1) <= 1e-6:
+            kinds["keep"].append(k)
+        elif abs(r * factor - 1) <= 1e-6:
+            kinds["divide by factor"].append(k)
+        elif 1 / factor + 1e-4 < r < 1 - 1e-4:
+            kinds["blend"].append(k)
+        else:
+            kinds["other"].append(k)
+    return kinds
+
+
+def _words(kinds: dict[str, list[int]]) -> str:
+    parts = [f"{kind} pairs {_ranges(pairs)}" for kind, pairs in kinds.items() if pairs]
+    return ", ".join(parts).replace("other pairs", "give other values to pairs")
+
+
+def _explain_bands(viewed: list) -> str:
+    """Which pairs the answer keeps, blends and divides, against the expected bands."""
+    texts = []
+    for got, expected, case in viewed:
+        factor = case.args[1]
+        mine, theirs = _bands(got, factor), _bands(expected, factor)
+        texts.append((len(got), case.label, mine, theirs))
+    size, label, mine, theirs = min(texts, key=lambda t: t[0])
+    if all(m == t for _, _, m, t in texts):
+        return (
+            f"your bands are right ({_words(theirs)} on {label}), but your blended values "
+            "differ: between the bounds, s = (original_max_len / wavelength - low_freq_factor) "
+            "/ (high_freq_factor - low_freq_factor) weighs the kept frequency."
+        )
+    return f"on {label}, you {_words(mine)}; expected: {_words(theirs)}."
+
+
 def check_llama3_frequencies(fn: Callable[..., object]) -> bool:
     """Check ``fn(d, factor, base, original_max_len, low_freq_factor, high_freq_factor)`` ->
     Llama 3's frequencies ``(d/2,)``: pairs with wavelength below ``original_max_len /
@@ -101,15 +148,21 @@ def check_llama3_frequencies(fn: Callable[..., object]) -> bool:
         rtol=1e-6,
         atol=1e-9,
         generic_hint="the first pair keeps omega_0 = 1 and the slowest is divided by factor.",
+        diagnosis=Diagnosis(
+            axes=("pair",),
+            views=(View("the bands", _ratio_to_plain, axes=("pair",), explain=_explain_bands),),
+        ),
     )
 
 
 # --- dynamic NTK (notebook 17) -----------------------------------------------------------------
 
-# (d, factor, base, original_max_len, seq_len): past, at and below the original length
+# (d, factor, base, original_max_len, seq_len): past and below the original length. No case has
+# seq_len / L == factor (where ignoring the factor looks like static NTK), and every case past L
+# has a non-integer ratio, one of them above 2 (where integer division shows as itself)
 _DYNAMIC_ARGS = [
-    (32, 4.0, 10000.0, 256, 1024),
-    (128, 6.0, 50000000.0, 32768, 65536),
+    (32, 3.0, 10000.0, 256, 700),
+    (128, 6.0, 50000000.0, 32768, 45000),
     (16, 2.0, 100.0, 64, 100),
     (32, 2.0, 10000.0, 256, 200),
 ]
@@ -176,13 +229,15 @@ def check_dynamic_ntk_frequencies(fn: Callable[..., object]) -> bool:
         rtol=1e-6,
         atol=1e-9,
         generic_hint="up to the original length the frequencies are plain rotary's.",
+        diagnosis=Diagnosis(axes=("pair",), views=(base_view(), wavelength_view())),
     )
 
 
 # --- the positions of a windowed cache (notebook 17) -------------------------------------------
 
-# (seen, sinks, window): before, at and after the first eviction
-_WINDOW_ARGS = [(50, 4, 8), (12, 4, 8), (13, 2, 8), (7, 4, 8), (30, 1, 5), (9, 0, 4)]
+# (seen, sinks, window): before, at and after the first eviction; fewer tokens seen than sinks
+# (min(sinks, seen)); no sinks and one sink
+_WINDOW_ARGS = [(50, 4, 8), (12, 4, 8), (13, 2, 8), (3, 4, 8), (30, 1, 5), (9, 0, 4)]
 
 
 def _window_positions(seen: int, sinks: int, window: int) -> torch.Tensor:
@@ -241,4 +296,5 @@ def check_window_positions(fn: Callable[[int, int, int], object]) -> bool:
         cases,
         mistakes,
         generic_hint="while seen <= sinks + window nothing is evicted: rows (t, t) for t < seen.",
+        diagnosis=Diagnosis(axes=("cached token", "column")),
     )

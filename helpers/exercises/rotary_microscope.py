@@ -15,6 +15,7 @@ from ..encodings import (
     rotary_frequencies,
 )
 from ._core import Mistake, cases_from, run_checker
+from ._diagnose import Diagnosis, rotary_views
 
 __all__ = ["check_partial_rotary", "check_mrope_angles", "check_mrope_position_ids"]
 
@@ -124,6 +125,15 @@ def check_partial_rotary(fn: Callable[[torch.Tensor, list[int], int, float], obj
         cases,
         mistakes,
         generic_hint="position 0 must leave x unchanged, and x[..., rotary_dim:] is never changed.",
+        diagnosis=Diagnosis(
+            axes=("position", "feature"),
+            views=rotary_views(
+                lambda args: args[0],
+                "half",
+                lambda args: args[2],
+                params=lambda args: (args[1], args[2], args[3]),
+            ),
+        ),
     )
 
 
@@ -208,6 +218,7 @@ def check_mrope_angles(fn: Callable[[torch.Tensor, list[int], int, float], objec
         cases,
         mistakes,
         generic_hint="pair k's angle is position_ids[axis(k)] * base**(-2k/d_k), shape (L, d_k/2).",
+        diagnosis=Diagnosis(axes=("token", "pair")),
     )
 
 
@@ -295,4 +306,5 @@ def check_mrope_position_ids(fn: Callable[[list], object]) -> bool:
         rtol=0.0,
         generic_hint="text: three equal ids, one more per token; an image: time start, "
         "height start + row, width start + column.",
+        diagnosis=Diagnosis(axes=("id (time, height, width)", "token")),
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -14,6 +15,7 @@ from ..data import BOS_ID, EOS_ID, NUM_SPECIAL, PAD_ID
 from ..training import noam_lr
 from ..transformer import greedy_decode
 from ._core import Case, Mistake, cases_from, run_checker
+from ._diagnose import Diagnosis, knob_view
 
 __all__ = ["check_layer_norm", "check_smoothing_floor", "check_noam_lr", "check_greedy_decode"]
 
@@ -55,6 +57,48 @@ def _no_gain_or_bias(x, gamma, beta, eps):
     return F.layer_norm(x, (x.shape[-1],), None, None, eps)
 
 
+def _layer_norm_model(
+    args, var="biased", eps="inside", gain="gamma", bias="beta", axis=-1, centre=True, root=True
+):
+    """LayerNorm written with knobs, to describe a wrong answer by the knob it turned."""
+    x, gamma, beta = (np.asarray(a, dtype=np.float64) for a in args[:3])
+    e = args[3]
+    axes = tuple(range(x.ndim)) if axis == "all" else axis
+    mean = x.mean(axis=axes, keepdims=True) if centre else 0.0
+    if var == "rms":
+        v = (x**2).mean(axis=axes, keepdims=True)
+    else:
+        v = x.var(axis=axes, keepdims=True, ddof=1 if var == "unbiased" else 0)
+    if eps == "outside":
+        denominator = np.sqrt(v) + e
+    else:
+        denominator = (v + (e if eps == "inside" else 0.0)) ** (0.5 if root else 1.0)
+    g = {"gamma": gamma, "beta": beta, "none": 1.0}[gain]
+    b = {"beta": beta, "gamma": gamma, "none": 0.0}[bias]
+    return (x - mean) / denominator * g + b
+
+
+_LAYER_NORM_KNOBS = {
+    "var": [
+        ("unbiased", "the unbiased variance (divided by n - 1; LayerNorm divides by n)"),
+        ("rms", "the mean of x**2 in place of the variance (RMSNorm)"),
+    ],
+    "eps": [
+        ("outside", "eps added outside the square root"),
+        ("none", "no eps"),
+    ],
+    "gain": [("none", "no gain gamma"), ("beta", "beta as the gain")],
+    "bias": [("none", "no bias beta"), ("gamma", "gamma as the bias")],
+    "axis": [
+        (0, "the statistics taken over the first axis, not the last"),
+        (-2, "the statistics taken over axis -2, not the last"),
+        ("all", "the statistics taken over the whole tensor, not each row"),
+    ],
+    "centre": [(False, "the mean not subtracted")],
+    "root": [(False, "a division by the variance itself, not its square root")],
+}
+
+
 def check_layer_norm(fn: Callable) -> bool:
     """Check ``fn(x, gamma, beta, eps)``: LayerNorm over the last dimension of ``x``
     (``(..., d_model)``), with gain ``gamma`` and bias ``beta`` of shape ``(d_model,)``.
@@ -84,6 +128,9 @@ def check_layer_norm(fn: Callable) -> bool:
         _layer_norm_cases(),
         mistakes,
         generic_hint="mean and variance over the last dimension, keepdim=True.",
+        diagnosis=Diagnosis(
+            axes=("row", "feature"), views=(knob_view(_layer_norm_model, _LAYER_NORM_KNOBS),)
+        ),
     )
 
 
@@ -112,6 +159,34 @@ def _warmup_power_half(step, d_model, warmup_steps):
     return d_model**-0.5 * min(step**-0.5, step * warmup_steps**-0.5)
 
 
+def _noam_model(args, width=-0.5, warm=-1.5, decay=-0.5, pick="min", offset=0):
+    step, d_model, warmup = args
+    s = step + offset
+    branches = {"min": min, "max": max, "warm": lambda a, b: b, "decay": lambda a, b: a}
+    return d_model**width * branches[pick](s**decay, s * warmup**warm)
+
+
+_NOAM_KNOBS = {
+    "width": [
+        (0.5, "d_model**0.5 (it is d_model**-0.5)"),
+        (0.0, "no d_model**-0.5 factor"),
+        (-1.0, "d_model**-1 (it is d_model**-0.5)"),
+    ],
+    "warm": [
+        (-1.0, "warmup_steps**-1 in the warm-up branch (it is warmup_steps**-1.5)"),
+        (-0.5, "warmup_steps**-0.5 in the warm-up branch (it is warmup_steps**-1.5)"),
+        (-2.0, "warmup_steps**-2 in the warm-up branch (it is warmup_steps**-1.5)"),
+    ],
+    "decay": [(-1.0, "step**-1 in the decay branch (it is step**-0.5)"), (0.5, "step**0.5")],
+    "pick": [
+        ("max", "the max of the two branches (it is the min)"),
+        ("warm", "the warm-up branch only, after warmup_steps too"),
+        ("decay", "the decay branch only, during the warm-up too"),
+    ],
+    "offset": [(1, "step + 1 (steps count from 1 already)"), (-1, "step - 1")],
+}
+
+
 def check_noam_lr(fn: Callable) -> bool:
     """Check ``fn(step, d_model, warmup_steps)``: the paper's learning rate (factor 1).
 
@@ -133,6 +208,7 @@ def check_noam_lr(fn: Callable) -> bool:
         cases,
         mistakes,
         generic_hint="lr = d_model**-0.5 * min(step**-0.5, step * warmup**-1.5).",
+        diagnosis=Diagnosis(views=(knob_view(_noam_model, _NOAM_KNOBS),)),
     )
 
 
@@ -170,6 +246,27 @@ def _floor_without_right_share(vocab_size: int, eps: float) -> float:
     return _entropy([(1 - eps, 1), (eps / vocab_size, vocab_size - 1)])
 
 
+def _floor_model(args, log="e", count="V-1", true_p="paper", others="V", sign=1.0):
+    vocab_size, eps = args
+    logs = {"e": math.log, "2": math.log2, "10": math.log10}[log]
+    p_true = 1 - eps + eps / vocab_size if true_p == "paper" else 1 - eps
+    p_other = eps / vocab_size if others == "V" else eps / (vocab_size - 1)
+    n = {"V-1": vocab_size - 1, "V": vocab_size, "0": 0}[count]
+    return sign * _entropy([(p_true, 1), (p_other, n)], log=logs)
+
+
+_FLOOR_KNOBS = {
+    "log": [("2", "log base 2 (bits; the loss is in nats)"), ("10", "log base 10 (it is ln)")],
+    "count": [
+        ("V", "vocab_size wrong tokens (there are vocab_size - 1)"),
+        ("0", "the right token's term only, no wrong tokens"),
+    ],
+    "true_p": [("1-eps", "q(y) = 1 - eps for the right token (it is 1 - eps + eps / vocab_size)")],
+    "others": [("V-1", "q(v) = eps / (vocab_size - 1) for a wrong token (it is eps / vocab_size)")],
+    "sign": [(-1.0, "the opposite sign (an entropy is >= 0)")],
+}
+
+
 def check_smoothing_floor(fn: Callable) -> bool:
     """Check ``fn(vocab_size, eps)``: the loss floor of label smoothing ``eps`` over
     ``vocab_size`` tokens, in nats, as ``helpers.training.sequence_loss`` smooths.
@@ -204,6 +301,7 @@ def check_smoothing_floor(fn: Callable) -> bool:
         cases,
         mistakes,
         generic_hint="the floor is H(q) with q(y) = 1 - eps + eps/V and q(v) = eps/V otherwise.",
+        diagnosis=Diagnosis(views=(knob_view(_floor_model, _FLOOR_KNOBS),)),
     )
 
 
@@ -318,4 +416,5 @@ def check_greedy_decode(fn: Callable) -> bool:
         generic_hint="start from a column of bos_id, append argmax of "
         "logits[:, -1] each step, stop when every row has an EOS, and drop the "
         "BOS column before returning.",
+        diagnosis=Diagnosis(axes=("sequence", "position")),
     )

@@ -1,6 +1,5 @@
-"""Checkers for the modern-encoding exercises: relative offsets, RoPE and ALiBi (notebook 11),
-next-token accuracy by position (notebook 12), NTK-aware rotary frequencies and the size of a
-key/value cache (notebook 15)."""
+"""Checkers for the exercises of notebook 11 (relative and rotary): the clipped relative-offset
+table, rotary embeddings and ALiBi's slopes."""
 
 from __future__ import annotations
 
@@ -14,8 +13,6 @@ from ..encodings import (
     apply_rotary,
     interleaved_to_half_permutation,
     relative_positions,
-    rotary_frequencies,
-    scaled_rotary_frequencies,
 )
 from ._core import (
     Case,
@@ -29,25 +26,19 @@ from ._core import (
     cases_from,
     run_checker,
 )
+from ._diagnose import Diagnosis, rotary_views
 
-__all__ = [
-    "check_relative_positions",
-    "check_rotary",
-    "check_alibi_slopes",
-    "check_accuracy_by_position",
-    "check_ntk_frequencies",
-    "check_kv_cache_bytes",
-]
+__all__ = ["check_relative_positions", "check_rotary", "check_alibi_slopes"]
 
 
 # --- hints chosen from what the answer gets wrong -------------------------------------------------
 
 _TOLERANCE = _Tolerance(rtol=1e-5, atol=1e-5)  # run_checker's default, used by these checkers
-Diagnosis = Callable[[np.ndarray, tuple, np.ndarray], str]
+CaseDiagnosis = Callable[[np.ndarray, tuple, np.ndarray], str]
 
 
 def _diagnosing(
-    reference: Callable[..., object], mistakes: list[Mistake], diagnose: Diagnosis
+    reference: Callable[..., object], mistakes: list[Mistake], diagnose: CaseDiagnosis
 ) -> Callable[[object, tuple], object]:
     """An ``extract`` for :func:`run_checker` that picks the hint from the learner's output.
 
@@ -66,8 +57,12 @@ def _diagnosing(
             return got
         hint = diagnose(array.astype(np.float64), args, expected.astype(np.float64))
         if array.shape != expected.shape:
-            raise CaseFailedError(f"expected shape {expected.shape}, got {array.shape}.", hint)
-        raise CaseFailedError(_first_difference(array, expected, _TOLERANCE), hint, detail=True)
+            raise CaseFailedError(
+                f"expected shape {expected.shape}, got {array.shape}.", hint, array=array
+            )
+        raise CaseFailedError(
+            _first_difference(array, expected, _TOLERANCE), hint, detail=True, array=array
+        )
 
     return extract
 
@@ -145,10 +140,7 @@ def _offsets_hint(got: np.ndarray, len_q: int, len_k: int, max_distance: int) ->
                 f"you clip at -{limit} and +{limit}; the offsets are clipped at "
                 f"-max_distance and +max_distance, here {max_distance}."
             )
-    return (
-        f"entry (i, j) is clip(j - i, -max_distance, max_distance): write out the table for "
-        f"len_q={len_q}, len_k={len_k}, max_distance={max_distance} by hand and compare."
-    )
+    return ""  # nothing specific: the runner's own diagnosis takes over
 
 
 def check_relative_positions(fn: Callable[[int, int, int], object]) -> bool:
@@ -184,6 +176,7 @@ def check_relative_positions(fn: Callable[[int, int, int], object]) -> bool:
         cases,
         mistakes,
         extract=_diagnosing(relative_positions, mistakes, _diagnose_relative),
+        diagnosis=Diagnosis(axes=("query", "key")),
     )
 
 
@@ -331,11 +324,7 @@ def _angle_hint(x: np.ndarray, got: np.ndarray) -> str:
             "every pair turns by the same angle: pair k needs its own frequency "
             "omega_k = 10000**(-2k/d), so that the pairs turn at different speeds."
         )
-    return (
-        "each pair is rotated, but by the wrong angle: pair k at position t turns by "
-        "t * omega_k with omega_k = 10000**(-2k/d) (multiply the positions by omega_k; "
-        "for d = 4, omega = 1 and 0.01)."
-    )
+    return ""  # nothing specific: the runner's own diagnosis (the angles) takes over
 
 
 def check_rotary(fn: Callable[[torch.Tensor, torch.Tensor], object]) -> bool:
@@ -385,6 +374,14 @@ def check_rotary(fn: Callable[[torch.Tensor, torch.Tensor], object]) -> bool:
         _rotary_cases(),
         mistakes,
         extract=_diagnosing(apply_rotary, mistakes, _diagnose_rotary),
+        diagnosis=Diagnosis(
+            axes=("position", "feature"),
+            pairs=True,
+            views=rotary_views(
+                lambda args: args[0],
+                params=lambda args: (args[1].numpy(), args[0].shape[-1], 10000.0),
+            ),
+        ),
     )
 
 
@@ -506,308 +503,5 @@ def check_alibi_slopes(fn: Callable[[int], object]) -> bool:
         cases,
         mistakes,
         extract=_diagnosing(alibi_slopes, mistakes, _diagnose_alibi),
-    )
-
-
-# --- next-token accuracy by position (notebook 12) -----------------------------------------------
-
-
-def _accuracy_cases() -> list[Case]:
-    generator = torch.Generator().manual_seed(12)
-    cases = []
-    for num, length, vocab in [(5, 6, 5), (16, 12, 16), (3, 40, 7)]:
-        tokens = torch.randint(0, vocab, (num, length), generator=generator)
-        # A decent "model": logits favour the true next token, with some random noise.
-        logits = torch.randn(num, length, vocab, generator=generator, dtype=torch.float64)
-        logits[:, :-1] += 1.5 * torch.nn.functional.one_hot(tokens[:, 1:], vocab)
-        cases.append(
-            Case(
-                (logits, tokens),
-                _accuracy_by_position(logits, tokens),
-                f"logits of shape {(num, length, vocab)}",
-            )
-        )
-    return cases
-
-
-def _accuracy_by_position(logits: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
-    """Reference: accuracy of predicting ``tokens[:, t]`` from ``logits[:, t - 1]``, t >= 2."""
-    predictions = logits[:, 1:-1].argmax(dim=-1)  # guesses for x_2 .. x_{length-1}
-    return (predictions == tokens[:, 2:]).double().mean(dim=0)  # (length - 2,)
-
-
-def _hits(logits: torch.Tensor, tokens: torch.Tensor, guess: slice, target: slice) -> torch.Tensor:
-    """(num, positions): does the argmax of ``logits[:, guess]`` equal ``tokens[:, target]``?"""
-    return (logits[:, guess].argmax(dim=-1) == tokens[:, target]).double()
-
-
-# Wrong answers a learner writes, each named by what its output gets wrong. The checker names a
-# mistake only when the learner's output equals that mistake's output on the failing case.
-def _not_shifted(logits, tokens):  # output at t compared with token t
-    return _hits(logits, tokens, slice(2, None), slice(2, None)).mean(dim=0)
-
-
-def _own_input_token(logits, tokens):  # output at t compared with token t, for t = 1 .. L-2
-    return _hits(logits, tokens, slice(1, -1), slice(1, -1)).mean(dim=0)
-
-
-def _shifted_twice(logits, tokens):  # output at t - 2 compared with token t
-    return _hits(logits, tokens, slice(None, -2), slice(2, None)).mean(dim=0)
-
-
-def _previous_token(logits, tokens):  # output at t + 1 compared with token t
-    return _hits(logits, tokens, slice(2, None), slice(1, -1)).mean(dim=0)
-
-
-def _from_t_one(logits, tokens):  # right alignment, but targets from t = 1
-    return _hits(logits, tokens, slice(None, -1), slice(1, None)).mean(dim=0)
-
-
-def _over_positions(logits, tokens):  # averaged over the positions, one number per sequence
-    return _hits(logits, tokens, slice(1, -1), slice(2, None)).mean(dim=1)
-
-
-def _not_averaged(logits, tokens):  # hits per sequence and position
-    return _hits(logits, tokens, slice(1, -1), slice(2, None))
-
-
-def _summed(logits, tokens):  # counts instead of shares
-    return _hits(logits, tokens, slice(1, -1), slice(2, None)).sum(dim=0)
-
-
-def _probability_of_truth(logits, tokens):  # the probability given to the true token
-    probabilities = torch.softmax(logits[:, 1:-1], dim=-1)
-    return probabilities.gather(-1, tokens[:, 2:, None]).squeeze(-1).mean(dim=0)
-
-
-_ALIGNMENT = "the guess for tokens[:, t] sits at logits[:, t - 1]: compare logits[:, 1:-1] "
-_ALIGNMENT += "with tokens[:, 2:]."
-
-
-def check_accuracy_by_position(fn: Callable[[torch.Tensor, torch.Tensor], object]) -> bool:
-    """Check ``fn(logits, tokens)`` -> next-token accuracy for targets ``t = 2 .. length - 1``.
-
-    ``logits (num, length, vocab)`` are a causal model's outputs, ``logits[:, t]`` its guess for
-    ``tokens[:, t + 1]``; the result has shape ``(length - 2,)``, averaged over sequences.
-
-    The exercise of notebook 12.
-    """
-    mistakes = [
-        Mistake(
-            _not_shifted,
-            "you compared logits[:, t] with tokens[:, t]: a causal model's output at t is its "
-            "guess for the NEXT token, so compare logits[:, t - 1] with tokens[:, t].",
-        ),
-        Mistake(
-            _own_input_token,
-            "you compared each output with the token it READ (logits[:, 1:-1] with "
-            "tokens[:, 1:-1]); the output at t guesses the NEXT token: " + _ALIGNMENT,
-        ),
-        Mistake(_shifted_twice, "the predictions are shifted by two: " + _ALIGNMENT),
-        Mistake(
-            _previous_token,
-            "you compared the output at t + 1 with token t, the output after the token "
-            "instead of before it: " + _ALIGNMENT,
-        ),
-        Mistake(
-            _from_t_one,
-            "the alignment is right, but the targets start at t = 1: the result covers "
-            "t = 2 .. length - 1 (drop the first one).",
-        ),
-        Mistake(
-            _over_positions,
-            "you averaged over the positions (dim 1), giving one number per sequence: "
-            "average over the sequences (dim 0) so each position keeps its accuracy.",
-        ),
-        Mistake(
-            _not_averaged,
-            "you returned the hit of every sequence: average over the sequences (dim 0).",
-        ),
-        Mistake(
-            _summed,
-            "you counted the hits: divide by the number of sequences (take the mean over "
-            "dim 0), so each entry is a share between 0 and 1.",
-        ),
-        Mistake(
-            _probability_of_truth,
-            "you averaged the probability of the true token: accuracy counts whether the "
-            "argmax (the model's guess) equals the token.",
-        ),
-    ]
-    return run_checker(
-        "check_accuracy_by_position",
-        fn,
-        _accuracy_cases(),
-        mistakes,
-        generic_hint="for each t = 2 .. length - 1, take the argmax of logits[:, t - 1] over "
-        "the vocabulary, compare it with tokens[:, t], and average over the sequences.",
-    )
-
-
-# --- NTK-aware rotary frequencies (notebook 15) ---------------------------------------------------
-
-_NTK_ARGS = [(8, 2.0, 10000.0), (16, 4.0, 10000.0), (64, 8.0, 10000.0), (32, 3.0, 500.0)]
-
-
-def _ntk_frequencies(d: int, factor: float, base: float) -> torch.Tensor:
-    return scaled_rotary_frequencies(d, "ntk", factor, base)[0]
-
-
-def _ntk_exponent_inverted(d: int, factor: float, base: float) -> torch.Tensor:
-    return rotary_frequencies(d, base * factor ** ((d - 2) / d))
-
-
-def _ntk_as_interpolation(d: int, factor: float, base: float) -> torch.Tensor:
-    return rotary_frequencies(d, base) / factor
-
-
-def _ntk_base_times_factor(d: int, factor: float, base: float) -> torch.Tensor:
-    return rotary_frequencies(d, base * factor)
-
-
-def _ntk_dimension_index(d: int, factor: float, base: float) -> torch.Tensor:
-    new_base = base * factor ** (d / (d - 2))
-    i = torch.arange(d // 2, dtype=torch.float64)  # the pair index used as a dimension index
-    return new_base ** (-i / d)
-
-
-def _ntk_base_fixed(d: int, factor: float, base: float) -> torch.Tensor:
-    return _ntk_frequencies(d, factor, 10000.0)
-
-
-def check_ntk_frequencies(fn: Callable[[int, float, float], object]) -> bool:
-    """Check ``fn(d, factor, base)`` -> NTK-aware frequencies ``(base * factor**(d/(d-2)))**(-2k/d)``
-    (:func:`~helpers.encodings.scaled_rotary_frequencies` with ``method="ntk"``).
-
-    The exercise of notebook 15.
-    """
-    cases = cases_from(
-        _ntk_frequencies,
-        _NTK_ARGS,
-        lambda d, factor, base: f"d={d}, factor={factor}, base={base:g}",
-    )
-    mistakes = [
-        Mistake(
-            _ntk_exponent_inverted,
-            "the exponent is d / (d - 2), not (d - 2) / d: it is chosen so that the slowest "
-            "pair, k = d/2 - 1, is slowed down by exactly the factor.",
-        ),
-        Mistake(
-            _ntk_as_interpolation,
-            "dividing every frequency by the factor is position interpolation; NTK-aware "
-            "scaling changes the base, so the fast pairs stay almost as they were.",
-        ),
-        Mistake(
-            _ntk_base_times_factor,
-            "multiplying the base by the factor alone slows the slowest pair by less than the "
-            "factor: raise the factor to the power d / (d - 2) first.",
-        ),
-        Mistake(
-            _ntk_base_fixed,
-            "use the argument base: one case has base 500, not 10000.",
-        ),
-        Mistake(
-            _ntk_dimension_index,
-            "omega_k uses the pair index k with exponent -2k/d (k = 0 .. d/2 - 1), not -k/d.",
-        ),
-    ]
-    return run_checker(
-        "check_ntk_frequencies",
-        fn,
-        cases,
-        mistakes,
-        generic_hint="the first frequency is 1 and the last is the unscaled last one / factor.",
-    )
-
-
-# --- key/value cache size (notebook 15) -----------------------------------------------------------
-
-# num_layers, num_heads, 2 and bytes_per_value all differ within each case, and bytes_per_value
-# is never 2 or 4, so that each mistake (a factor dropped, 2 bytes hard-coded) gives its own
-# number; LLaMA-2-7B is left out: it is the next exercise's answer
-_KV_CACHE_ARGS = [
-    (3, 5, 16, 100, 1),
-    (5, 6, 8, 7, 8),
-    (12, 8, 64, 1024, 1),
-]
-
-
-def _kv_cache_bytes(
-    num_layers: int, num_heads: int, d_head: int, num_tokens: int, bytes_per_value: int
-) -> int:
-    # keys and values (2), each (num_heads, num_tokens, d_head) per layer
-    return 2 * num_layers * num_heads * d_head * num_tokens * bytes_per_value
-
-
-def _kv_cache_keys_only(
-    num_layers: int, num_heads: int, d_head: int, num_tokens: int, bytes_per_value: int
-) -> int:
-    return num_layers * num_heads * d_head * num_tokens * bytes_per_value
-
-
-def _kv_cache_one_layer(
-    num_layers: int, num_heads: int, d_head: int, num_tokens: int, bytes_per_value: int
-) -> int:
-    return 2 * num_heads * d_head * num_tokens * bytes_per_value
-
-
-def _kv_cache_no_heads(
-    num_layers: int, num_heads: int, d_head: int, num_tokens: int, bytes_per_value: int
-) -> int:
-    return 2 * num_layers * d_head * num_tokens * bytes_per_value
-
-
-def _kv_cache_two_bytes(
-    num_layers: int, num_heads: int, d_head: int, num_tokens: int, bytes_per_value: int
-) -> int:
-    return 2 * num_layers * num_heads * d_head * num_tokens * 2
-
-
-def _kv_cache_bits(
-    num_layers: int, num_heads: int, d_head: int, num_tokens: int, bytes_per_value: int
-) -> int:
-    return 8 * _kv_cache_bytes(num_layers, num_heads, d_head, num_tokens, bytes_per_value)
-
-
-def check_kv_cache_bytes(fn: Callable[[int, int, int, int, int], object]) -> bool:
-    """Check ``fn(num_layers, num_heads, d_head, num_tokens, bytes_per_value)`` -> the bytes
-    of one sequence's key/value cache, ``2 * num_layers * num_heads * d_head * num_tokens *
-    bytes_per_value``.
-
-    The exercise of notebook 15.
-    """
-    cases = cases_from(
-        _kv_cache_bytes,
-        _KV_CACHE_ARGS,
-        "num_layers={}, num_heads={}, d_head={}, num_tokens={}, bytes_per_value={}".format,
-    )
-    mistakes = [
-        Mistake(
-            _kv_cache_keys_only,
-            "the cache holds keys AND values: two tensors per layer, so a factor 2.",
-        ),
-        Mistake(
-            _kv_cache_one_layer,
-            "every layer caches its own keys and values: multiply by num_layers.",
-        ),
-        Mistake(
-            _kv_cache_no_heads,
-            "every head caches its own keys and values: multiply by num_heads.",
-        ),
-        Mistake(
-            _kv_cache_two_bytes,
-            "use the argument bytes_per_value, not a fixed 2 bytes (float16): the cases vary it.",
-        ),
-        Mistake(
-            _kv_cache_bits,
-            "bytes_per_value is already in bytes: do not multiply by 8.",
-        ),
-    ]
-    return run_checker(
-        "check_kv_cache_bytes",
-        fn,
-        cases,
-        mistakes,
-        generic_hint="one number per layer, per key or value, per head, per token, per head "
-        "dimension, times the bytes of one number.",
+        diagnosis=Diagnosis(axes=("head",)),
     )
