@@ -277,7 +277,8 @@ def check_window_positions(fn: Callable[[int, int, int], object]) -> bool:
         Mistake(
             _window_text_positions,
             "the kept tokens are right, but they are rotated at their text positions: after "
-            "eviction these grow past anything trained; rotate each at its slot 0, 1, 2, ...",
+            "eviction the offset from the newest query to the kept sinks grows past anything "
+            "trained; rotate each at its slot 0, 1, 2, ...",
         ),
         Mistake(
             _window_without_sinks,

@@ -6,8 +6,9 @@ first ``sinks`` tokens (which trained models attend to heavily) and the last ``w
 A rotary model must then see positions it was trained on, so the authors cache the keys
 *before* rotation and rotate every key at its slot in the cache, ``0 .. len - 1``, at every
 step; the new query sits at the last slot. ``positions="text"`` keeps the usual cache (keys
-rotated once, at their position in the text) and evicts from it: the positions then grow
-without bound and the gaps left by eviction stay, the mistake notebook 17 shows.
+rotated once, at their position in the text) and evicts from it: for rotary only offsets
+matter, and the offset from the newest query to the kept sinks then grows past anything trained
+(the window's own offsets stay small), the mistake notebook 17 shows.
 
 Keys stored before rotation have a second use: with ``window=None`` nothing is evicted and the
 slots are the text positions, but every key is rotated with the frequencies of *this* step, the
