@@ -226,13 +226,16 @@ def test_right_answers_pass_also_in_float32_and_wrong_ones_fail(name, capsys):
 
 
 @pytest.mark.parametrize("name", CHECKERS)
-def test_in_place_changes_neither_fail_a_right_answer_nor_leak(name, capsys):
+def test_an_answer_that_changes_its_arguments_in_place_fails_and_leaks_nothing(name, capsys):
     checker = getattr(exercises, name)
     right = RIGHT_AND_WRONG[name][0]
+
+    mutated = []  # whether an argument was an array the answer could change
 
     def careless(*args):
         answer = right(*args)
         answer = answer.clone() if isinstance(answer, torch.Tensor) else np.copy(answer)
+        mutated.extend(a for a in args if isinstance(a, torch.Tensor | np.ndarray))
         _mutate(args)
         return answer
 
@@ -241,10 +244,15 @@ def test_in_place_changes_neither_fail_a_right_answer_nor_leak(name, capsys):
         def careless(q, k, v, mask):  # noqa: F811 - a pair: copy both before changing v
             output, weights = right(q, k, v, mask)
             output, weights = output.clone(), weights.clone()
+            mutated.append(v)
             v.mul_(2)
             return output, weights
 
-    assert _verdict(checker, careless, capsys)[0] is True
+    passed, printed = _verdict(checker, careless, capsys)
+    if mutated:  # the caller's data is gone: fails, naming it
+        assert passed is False and "in place" in printed, printed
+    else:  # only numbers and lists: nothing to change
+        assert passed is True, printed
     assert _verdict(checker, right, capsys)[0] is True  # the hidden cases are intact
 
 

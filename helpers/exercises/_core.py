@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import inspect
 import io
 import numbers
 import signal
@@ -104,12 +105,34 @@ def _time_limit(seconds: float | None) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def _call(fn: Callable[..., Any], args: tuple, time_limit: float | None) -> tuple[Any, str]:
-    """Call ``fn`` on a deep copy of ``args``; return (result, what it printed)."""
+def _call(fn: Callable[..., Any], args: tuple, time_limit: float | None) -> tuple[Any, str, str]:
+    """Call ``fn`` on a deep copy of ``args``; return (result, what it printed, the name of an
+    array argument it changed in place, or "")."""
     printed = io.StringIO()
+    given = copy.deepcopy(args)
     with contextlib.redirect_stdout(printed), _time_limit(time_limit):
-        result = fn(*copy.deepcopy(args))
-    return result, printed.getvalue()
+        result = fn(*given)
+    changed = [i for i, (a, b) in enumerate(zip(args, given, strict=True)) if _changed(a, b)]
+    return result, printed.getvalue(), _argument_name(fn, changed[0]) if changed else ""
+
+
+def _changed(before: Any, after: Any) -> bool:
+    """Whether an array argument (a torch tensor or a NumPy array) holds other values now."""
+    if hasattr(before, "detach") and hasattr(after, "detach"):  # torch tensors
+        before, after = before.detach().cpu().numpy(), after.detach().cpu().numpy()
+    if not (isinstance(before, np.ndarray) and isinstance(after, np.ndarray)):
+        return False
+    if before.shape != after.shape:
+        return True
+    return not np.array_equal(before, after, equal_nan=before.dtype.kind in "fc")
+
+
+def _argument_name(fn: Callable[..., Any], index: int) -> str:
+    try:
+        names = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        names = []
+    return f"`{names[index]}`" if index < len(names) else f"number {index + 1}"
 
 
 def _shorten(text: str) -> str:
@@ -231,6 +254,7 @@ class _Spec:
     mask_hint: str
     extract: Callable[[Any, tuple], Any] | None
     time_limit: float | None
+    returns: str = ""  # "tensor": a torch tensor is asked for; "float": float values
 
 
 @dataclass
@@ -252,7 +276,14 @@ def _compare(got: Any, case: Case, spec: _Spec, outcome: _Outcome) -> None:
     expected = as_numpy(case.expected)
     if spec.extract is not None:
         got = spec.extract(got, copy.deepcopy(case.args))
+    if spec.returns == "tensor" and not hasattr(got, "detach"):
+        raise CaseFailedError(
+            f"returned a {type(got).__module__.split('.')[0]}.{type(got).__name__}, expected a "
+            "torch tensor (masked_fill and F.scaled_dot_product_attention take tensors)."
+        )
     array = _to_array(got, expected)
+    if spec.returns == "float" and array.dtype.kind in "biu":
+        raise CaseFailedError(f"returned {array.dtype} values, expected floats (0.0 and 1.0).")
     if expected.dtype == bool:
         array = _as_mask(array, spec.mask_hint)
     outcome.array = array
@@ -267,8 +298,14 @@ def _run_case(fn: Callable[..., Any], case: Case, spec: _Spec) -> _Outcome:
     """Run one case; never raise for the learner's code."""
     outcome = _Outcome(case)
     try:
-        got, outcome.printed = _call(fn, case.args, spec.time_limit)
+        got, outcome.printed, changed = _call(fn, case.args, spec.time_limit)
         _compare(got, case, spec, outcome)
+        if changed:  # the right values, but the caller's data is gone
+            raise CaseFailedError(
+                f"your function returns the right values but changes its argument {changed} in "
+                "place, so the caller's tensor is no longer what it passed in: work on a copy, "
+                "or build a new tensor (x * 2, not x *= 2 or x[...] = ...)."
+            )
     except NotImplementedError:
         outcome.failure = "not yet implemented (your function raises NotImplementedError)."
         outcome.stop = True
@@ -392,6 +429,7 @@ def run_checker(
     extract: Callable[[Any, tuple], Any] | None = None,
     time_limit: float | None = -1.0,
     diagnosis: Diagnosis | None = None,
+    returns: str = "",
 ) -> bool:
     """Run ``fn`` on every case; print a verdict; return True only if every case passes.
 
@@ -399,7 +437,9 @@ def run_checker(
     args)`` turns the learner's result into the array to compare (raising ``CaseFailedError``,
     whose hint is used when nothing better is found); ``mask_hint`` is shown when a mask comes
     back with a non-boolean dtype; ``time_limit`` is the limit per call in seconds (negative:
-    ``TIME_LIMIT_S``, None: no limit). On a failure every case is run, and the hint is a
+    ``TIME_LIMIT_S``, None: no limit); ``returns`` is "tensor" when the exercise asks for a
+    torch tensor, "float" when it asks for float values. A function that changes an array
+    argument in place fails, whatever it returns. On a failure every case is run, and the hint is a
     registered mistake that matches on every case, else what :func:`diagnose` finds true on
     every failing case (``diagnosis`` declares the checker's axes and views), else the smallest
     failing case. ``generic_hint`` is kept for callers' compatibility and no longer shown: a
@@ -410,7 +450,9 @@ def run_checker(
     if time_limit is not None and time_limit < 0:
         time_limit = TIME_LIMIT_S
     del generic_hint
-    spec = _Spec(mistakes, _Tolerance(rtol, atol), mask_hint, extract, time_limit)
+    if returns not in ("", "tensor", "float"):
+        raise ValueError(f"returns must be '', 'tensor' or 'float', got {returns!r}")
+    spec = _Spec(mistakes, _Tolerance(rtol, atol), mask_hint, extract, time_limit, returns)
     outcomes: list[_Outcome] = []
     first: _Outcome | None = None
     for case in cases:
