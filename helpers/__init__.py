@@ -24,6 +24,7 @@ __version__ = "0.1.0"
 # works without a separate import.
 _SUBMODULES = (
     "attention",
+    "attention_sinks",
     "check_env",
     "data",
     "encodings",

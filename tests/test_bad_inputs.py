@@ -1084,6 +1084,55 @@ def _checkers() -> dict[str, Callable]:
     return found | {n: getattr(exercises, n) for n in exercises.__all__ if n.startswith("check_")}
 
 
+# Notebook 18: position per layer, sinks, decoupled rotary, time-aligned ids, the configuration bank
+from helpers import attention_sinks as _sinks  # noqa: E402
+from helpers.encodings import per_layer as _pl  # noqa: E402
+from helpers.transformer import per_layer as _tpl  # noqa: E402
+
+
+def _pla(**kwargs):
+    return _tpl.PerLayerAttention(8, 2, 4, **kwargs)
+
+
+def _plc(**kwargs):
+    args = {"vocab_size": 8, "layer_types": ["full_attention"], "rope_parameters": {"full_attention": None}}
+    return _tpl.PerLayerConfig(**(args | kwargs))
+
+
+# fmt: off
+CASES += [
+    Bad(_pl.proportional_frequencies, lambda: _pl.proportional_frequencies(8, 1.5, 1e4),
+        ValueError, "partial_rotary_factor", "1.5", "proportional-p"),
+    Bad(_pl.partial_rotary_frequencies_of, lambda: _pl.partial_rotary_frequencies_of(8, 0.1, 1e4),
+        ValueError, "partial_rotary_factor", "0", "partial-too-few"),
+    Bad(_pl.llama4_attention_temperature,
+        lambda: _pl.llama4_attention_temperature(t(3), floor_scale=-1.0),
+        ValueError, "floor_scale", "-1.0", "temperature-floor"),
+    Bad(_sinks.sliding_window_mask, lambda: _sinks.sliding_window_mask(4, 0),
+        ValueError, "window", "0", "window-zero"),
+    Bad(_sinks.chunked_mask, lambda: _sinks.chunked_mask(4, 2.5),
+        TypeError, "chunk", "2.5", "chunk-float"),
+    Bad(_sinks.sink_attention, lambda: _sinks.sink_attention(t(1, 2, 3, 4), t(1, 2, 3, 4), t(1, 2, 3, 4), t(3)),
+        ValueError, "sinks", "(3,)", "sinks-per-head"),
+    Bad(_tpl.PerLayerAttention, lambda: _pla(window=2, chunk=3),
+        ValueError, "window", "2", "pla-window-and-chunk"),
+    Bad(_tpl.PerLayerAttention.forward, lambda: _pla()(t(1, 3, 6)),
+        ValueError, "x", "(1, 3, 6)", "pla-width"),
+    Bad(_tpl.PerLayerAttention.mask, lambda: _pla().mask(0),
+        ValueError, "seq_len", "0", "pla-mask-zero"),
+    Bad(_tpl.layer_frequencies, lambda: _tpl.layer_frequencies({"rope_type": "yarn"}, 8),
+        ValueError, "rope_type", "'yarn'", "layer-frequencies-type"),
+    Bad(_tpl.PerLayerConfig, lambda: _plc(layer_types=["global"]),
+        ValueError, "layer_types[0]", "'global'", "plc-type"),
+    Bad(_tpl.PerLayerConfig.attention, lambda: _plc().attention(1),
+        ValueError, "index", "1", "plc-index"),
+    Bad(_tpl.PerLayerDecoder, lambda: _tpl.PerLayerDecoder("config"),
+        TypeError, "config", "str", "pld-config"),
+    Bad(_tpl.PerLayerDecoder.forward, lambda: _tpl.PerLayerDecoder(_plc())(t(1, 3)),
+        TypeError, "tokens", "float32", "pld-tokens"),
+]
+# fmt: on
+
 CASES += [
     Bad(checker, lambda checker=checker: checker(None), TypeError, "fn", "NoneType", f"{name}-None")
     for name, checker in sorted(_checkers().items())

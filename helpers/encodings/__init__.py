@@ -5,6 +5,7 @@
 - ``learned``, ``relative``, ``rotary``, ``alibi``: the modern alternatives (notebooks 11-12).
 - ``rotary_scaling``: rotary frequencies stretched to longer contexts (notebooks 15, 17).
 - ``mrope``: rotary with three position ids for text, images and video (notebook 16).
+- ``per_layer``: the spectra and the query temperature of the 2025-2026 models (notebook 18).
 - ``embedding``: token embedding plus position, the first layer of the models.
 - ``base``: what schemes share (:class:`PositionalAttention`, the hooks inside attention).
 - ``registry``: :data:`POSITION_SCHEMES`, one entry per scheme the models take as
@@ -37,6 +38,7 @@ from . import (
     learned,
     mrope,
     naive,
+    per_layer,
     registry,
     relative,
     rotary,
@@ -51,6 +53,7 @@ from .graph import *  # noqa: F403
 from .learned import *  # noqa: F403
 from .mrope import *  # noqa: F403
 from .naive import *  # noqa: F403
+from .per_layer import *  # noqa: F403
 from .registry import *  # noqa: F403
 from .relative import *  # noqa: F403
 from .rotary import *  # noqa: F403
@@ -72,4 +75,5 @@ __all__ = [
     *registry.__all__,
     *graph.__all__,
     *mrope.__all__,
+    *per_layer.__all__,
 ]
