@@ -1095,7 +1095,11 @@ def _pla(**kwargs):
 
 
 def _plc(**kwargs):
-    args = {"vocab_size": 8, "layer_types": ["full_attention"], "rope_parameters": {"full_attention": None}}
+    args = {
+        "vocab_size": 8,
+        "layer_types": ["full_attention"],
+        "rope_parameters": {"full_attention": None},
+    }
     return _tpl.PerLayerConfig(**(args | kwargs))
 
 
