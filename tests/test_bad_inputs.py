@@ -1087,6 +1087,7 @@ def _checkers() -> dict[str, Callable]:
 # Notebook 18: position per layer, sinks, decoupled rotary, time-aligned ids, the configuration bank
 from helpers import attention_sinks as _sinks  # noqa: E402
 from helpers.encodings import per_layer as _pl  # noqa: E402
+from helpers.transformer import mla as _mla  # noqa: E402
 from helpers.transformer import per_layer as _tpl  # noqa: E402
 
 
@@ -1134,6 +1135,27 @@ CASES += [
         TypeError, "config", "str", "pld-config"),
     Bad(_tpl.PerLayerDecoder.forward, lambda: _tpl.PerLayerDecoder(_plc())(t(1, 3)),
         TypeError, "tokens", "float32", "pld-tokens"),
+    Bad(_mla.yarn_softmax_scale, lambda: _mla.yarn_softmax_scale(192, 40.0, -1.0),
+        ValueError, "mscale_all_dim", "-1.0", "mla-mscale"),
+    Bad(_mla.kv_cache_bytes_per_token, lambda: _mla.kv_cache_bytes_per_token(61, 0, 128),
+        ValueError, "num_kv_heads", "0", "kv-bytes-heads"),
+    Bad(_mla.mla_cache_bytes_per_token, lambda: _mla.mla_cache_bytes_per_token(61, 512, -1),
+        ValueError, "qk_rope_head_dim", "-1", "mla-bytes-rope"),
+    Bad(_mla.DecoupledRotaryMLA, lambda: _mla.DecoupledRotaryMLA(
+            16, 4, kv_lora_rank=8, qk_nope_head_dim=4, qk_rope_head_dim=3, v_head_dim=4),
+        ValueError, "qk_rope_head_dim", "3", "mla-odd-rope"),
+    Bad(_mla.DecoupledRotaryMLA.cache_entries, lambda: _mla.DecoupledRotaryMLA(
+            16, 4, kv_lora_rank=8, qk_nope_head_dim=4, qk_rope_head_dim=4, v_head_dim=4
+        ).cache_entries(t(1, 3, 8)),
+        ValueError, "x", "(1, 3, 8)", "mla-cache-width"),
+    Bad(_mla.DecoupledRotaryMLA.scores, lambda: _mla.DecoupledRotaryMLA(
+            16, 4, kv_lora_rank=8, qk_nope_head_dim=4, qk_rope_head_dim=4, v_head_dim=4
+        ).scores(t(3, 16)),
+        ValueError, "x", "(3, 16)", "mla-scores-rank"),
+    Bad(_mla.DecoupledRotaryMLA.forward, lambda: _mla.DecoupledRotaryMLA(
+            16, 4, kv_lora_rank=8, qk_nope_head_dim=4, qk_rope_head_dim=4, v_head_dim=4
+        )(t(1, 3, 16, dtype=torch.long)),
+        TypeError, "x", "int64", "mla-forward-dtype"),
 ]
 # fmt: on
 
