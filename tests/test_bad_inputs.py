@@ -1087,6 +1087,7 @@ def _checkers() -> dict[str, Callable]:
 # Notebook 18: position per layer, sinks, decoupled rotary, time-aligned ids, the configuration bank
 from helpers import attention_sinks as _sinks  # noqa: E402
 from helpers.encodings import per_layer as _pl  # noqa: E402
+from helpers.encodings import tmrope as _tm  # noqa: E402
 from helpers.transformer import mla as _mla  # noqa: E402
 from helpers.transformer import per_layer as _tpl  # noqa: E402
 
@@ -1156,6 +1157,12 @@ CASES += [
             16, 4, kv_lora_rank=8, qk_nope_head_dim=4, qk_rope_head_dim=4, v_head_dim=4
         )(t(1, 3, 16, dtype=torch.long)),
         TypeError, "x", "int64", "mla-forward-dtype"),
+    Bad(_tm.tmrope_temporal_ids, lambda: _tm.tmrope_temporal_ids(3, 0.0),
+        ValueError, "seconds_per_grid", "0.0", "tmrope-seconds"),
+    Bad(_tm.tmrope_chunks, lambda: _tm.tmrope_chunks(torch.tensor([0, 5]), 0),
+        ValueError, "ids_per_chunk", "0", "tmrope-chunk"),
+    Bad(_tm.tmrope_position_ids, lambda: _tm.tmrope_position_ids(0, (2, 2, 2), 1.0, 0),
+        ValueError, "num_audio_tokens", "0", "tmrope-audio"),
 ]
 # fmt: on
 

@@ -6,6 +6,7 @@
 - ``rotary_scaling``: rotary frequencies stretched to longer contexts (notebooks 15, 17).
 - ``mrope``: rotary with three position ids for text, images and video (notebook 16).
 - ``per_layer``: the spectra and the query temperature of the 2025-2026 models (notebook 18).
+- ``tmrope``: Qwen2.5-Omni's time-aligned ids for video with its audio (notebook 18).
 - ``embedding``: token embedding plus position, the first layer of the models.
 - ``base``: what schemes share (:class:`PositionalAttention`, the hooks inside attention).
 - ``registry``: :data:`POSITION_SCHEMES`, one entry per scheme the models take as
@@ -45,6 +46,7 @@ from . import (
     rotary_scaling,
     sinusoidal,
     sinusoidal_2d,
+    tmrope,
 )
 from .alibi import *  # noqa: F403
 from .base import *  # noqa: F403
@@ -60,6 +62,7 @@ from .rotary import *  # noqa: F403
 from .rotary_scaling import *  # noqa: F403
 from .sinusoidal import *  # noqa: F403
 from .sinusoidal_2d import *  # noqa: F403
+from .tmrope import *  # noqa: F403
 
 __all__ = [
     *sinusoidal.__all__,
@@ -76,4 +79,5 @@ __all__ = [
     *graph.__all__,
     *mrope.__all__,
     *per_layer.__all__,
+    *tmrope.__all__,
 ]
