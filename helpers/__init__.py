@@ -30,6 +30,7 @@ _SUBMODULES = (
     "encodings",
     "exercises",
     "extrapolation",
+    "model_configs",
     "plots",
     "training",
     "transformer",

@@ -60,6 +60,16 @@ EXEMPT: dict[object, str] = {
 }
 
 
+def _exempt_notebook_18() -> None:
+    from helpers import model_configs
+
+    EXEMPT[model_configs.ModelEntry] = "plain record of one bank entry, written in the module"
+    EXEMPT[model_configs.LayerPosition] = "plain record of one layer, built by per_layer_table"
+
+
+_exempt_notebook_18()
+
+
 @dataclass(frozen=True)
 class Bad:
     """One wrong call: ``call()`` must raise ``error`` naming ``names`` and showing ``shows``."""
@@ -1086,6 +1096,7 @@ def _checkers() -> dict[str, Callable]:
 
 # Notebook 18: position per layer, sinks, decoupled rotary, time-aligned ids, the configuration bank
 from helpers import attention_sinks as _sinks  # noqa: E402
+from helpers import model_configs as _mc  # noqa: E402
 from helpers.encodings import per_layer as _pl  # noqa: E402
 from helpers.encodings import tmrope as _tm  # noqa: E402
 from helpers.transformer import mla as _mla  # noqa: E402
@@ -1163,6 +1174,10 @@ CASES += [
         ValueError, "ids_per_chunk", "0", "tmrope-chunk"),
     Bad(_tm.tmrope_position_ids, lambda: _tm.tmrope_position_ids(0, (2, 2, 2), 1.0, 0),
         ValueError, "num_audio_tokens", "0", "tmrope-audio"),
+    Bad(_mc.build_config, lambda: _mc.build_config("Llama 5"),
+        ValueError, "name", "'Llama 5'", "bank-name"),
+    Bad(_mc.per_layer_table, lambda: _mc.per_layer_table({"num_hidden_layers": 2}),
+        TypeError, "config", "dict", "bank-reader-dict"),
 ]
 # fmt: on
 
