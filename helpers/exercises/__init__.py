@@ -6,11 +6,21 @@ case passes. Call it with your function, e.g. ``check_sinusoidal(my_encoding)``.
 """
 
 # Each module lists its checkers in ``__all__``; the package re-exports exactly those.
-from . import attention, encodings, graph, modern, production, rotary_microscope, transformer
+from . import (
+    attention,
+    encodings,
+    graph,
+    modern,
+    per_layer,
+    production,
+    rotary_microscope,
+    transformer,
+)
 from .attention import *  # noqa: F403
 from .encodings import *  # noqa: F403
 from .graph import *  # noqa: F403
 from .modern import *  # noqa: F403
+from .per_layer import *  # noqa: F403
 from .production import *  # noqa: F403
 from .rotary_microscope import *  # noqa: F403
 from .transformer import *  # noqa: F403
@@ -23,4 +33,5 @@ __all__ = [
     *transformer.__all__,
     *production.__all__,
     *rotary_microscope.__all__,
+    *per_layer.__all__,
 ]
