@@ -31,6 +31,7 @@ _SUBMODULES = (
     "exercises",
     "extrapolation",
     "model_configs",
+    "per_layer_experiment",
     "plots",
     "training",
     "transformer",

@@ -1097,6 +1097,7 @@ def _checkers() -> dict[str, Callable]:
 # Notebook 18: position per layer, sinks, decoupled rotary, time-aligned ids, the configuration bank
 from helpers import attention_sinks as _sinks  # noqa: E402
 from helpers import model_configs as _mc  # noqa: E402
+from helpers import per_layer_experiment as _ple  # noqa: E402
 from helpers.encodings import per_layer as _pl  # noqa: E402
 from helpers.encodings import tmrope as _tm  # noqa: E402
 from helpers.transformer import mla as _mla  # noqa: E402
@@ -1178,6 +1179,10 @@ CASES += [
         ValueError, "name", "'Llama 5'", "bank-name"),
     Bad(_mc.per_layer_table, lambda: _mc.per_layer_table({"num_hidden_layers": 2}),
         TypeError, "config", "dict", "bank-reader-dict"),
+    Bad(_ple.per_layer_config, lambda: _ple.per_layer_config("alibi"),
+        ValueError, "scheme", "'alibi'", "experiment-18-scheme"),
+    Bad(_ple.build_per_layer_model, lambda: _ple.build_per_layer_model(3),
+        TypeError, "scheme", "3", "experiment-18-model"),
 ]
 # fmt: on
 
