@@ -52,7 +52,7 @@ def seed_everything(seed: int = 0, *, deterministic: bool = True) -> None:
     (``warn_only`` so that an operation without one still runs). On the course's CPU
     workloads this makes every printed number repeat exactly from run to run.
 
-    Used in the set-up cell of every notebook (notebooks 00 to 15).
+    Introduced in notebook 00; used in the set-up cell of every notebook.
     """
     from ._checks import require_int
 
