@@ -24,6 +24,7 @@ __version__ = "0.1.0"
 # works without a separate import.
 _SUBMODULES = (
     "attention",
+    "attention_sinks",
     "check_env",
     "data",
     "diagram",
@@ -31,6 +32,8 @@ _SUBMODULES = (
     "exercises",
     "extrapolation",
     "figure_record",
+    "model_configs",
+    "per_layer_experiment",
     "plots",
     "training",
     "transformer",

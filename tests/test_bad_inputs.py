@@ -60,6 +60,16 @@ EXEMPT: dict[object, str] = {
 }
 
 
+def _exempt_notebook_18() -> None:
+    from helpers import model_configs
+
+    EXEMPT[model_configs.ModelEntry] = "plain record of one bank entry, written in the module"
+    EXEMPT[model_configs.LayerPosition] = "plain record of one layer, built by per_layer_table"
+
+
+_exempt_notebook_18()
+
+
 @dataclass(frozen=True)
 class Bad:
     """One wrong call: ``call()`` must raise ``error`` naming ``names`` and showing ``shows``."""
@@ -1100,6 +1110,98 @@ def _checkers() -> dict[str, Callable]:
             found |= {n: getattr(module, n) for n in module.__all__ if n.startswith("check_")}
     return found | {n: getattr(exercises, n) for n in exercises.__all__ if n.startswith("check_")}
 
+
+# Notebook 18: position per layer, sinks, decoupled rotary, time-aligned ids, the configuration bank
+from helpers import attention_sinks as _sinks  # noqa: E402
+from helpers import model_configs as _mc  # noqa: E402
+from helpers import per_layer_experiment as _ple  # noqa: E402
+from helpers.encodings import per_layer as _pl  # noqa: E402
+from helpers.encodings import tmrope as _tm  # noqa: E402
+from helpers.transformer import mla as _mla  # noqa: E402
+from helpers.transformer import per_layer as _tpl  # noqa: E402
+
+
+def _pla(**kwargs):
+    return _tpl.PerLayerAttention(8, 2, 4, **kwargs)
+
+
+def _plc(**kwargs):
+    args = {
+        "vocab_size": 8,
+        "layer_types": ["full_attention"],
+        "rope_parameters": {"full_attention": None},
+    }
+    return _tpl.PerLayerConfig(**(args | kwargs))
+
+
+# fmt: off
+CASES += [
+    Bad(_pl.proportional_frequencies, lambda: _pl.proportional_frequencies(8, 1.5, 1e4),
+        ValueError, "partial_rotary_factor", "1.5", "proportional-p"),
+    Bad(_pl.partial_rotary_frequencies_of, lambda: _pl.partial_rotary_frequencies_of(8, 0.1, 1e4),
+        ValueError, "partial_rotary_factor", "0", "partial-too-few"),
+    Bad(_pl.llama4_attention_temperature,
+        lambda: _pl.llama4_attention_temperature(t(3), floor_scale=-1.0),
+        ValueError, "floor_scale", "-1.0", "temperature-floor"),
+    Bad(_sinks.sliding_window_mask, lambda: _sinks.sliding_window_mask(4, 0),
+        ValueError, "window", "0", "window-zero"),
+    Bad(_sinks.chunked_mask, lambda: _sinks.chunked_mask(4, 2.5),
+        TypeError, "chunk", "2.5", "chunk-float"),
+    Bad(_sinks.sink_attention, lambda: _sinks.sink_attention(t(1, 2, 3, 4), t(1, 2, 3, 4), t(1, 2, 3, 4), t(3)),
+        ValueError, "sinks", "(3,)", "sinks-per-head"),
+    Bad(_tpl.PerLayerAttention, lambda: _pla(window=2, chunk=3),
+        ValueError, "window", "2", "pla-window-and-chunk"),
+    Bad(_tpl.PerLayerAttention.forward, lambda: _pla()(t(1, 3, 6)),
+        ValueError, "x", "(1, 3, 6)", "pla-width"),
+    Bad(_tpl.PerLayerAttention.mask, lambda: _pla().mask(0),
+        ValueError, "seq_len", "0", "pla-mask-zero"),
+    Bad(_tpl.layer_frequencies, lambda: _tpl.layer_frequencies({"rope_type": "yarn"}, 8),
+        ValueError, "rope_type", "'yarn'", "layer-frequencies-type"),
+    Bad(_tpl.PerLayerConfig, lambda: _plc(layer_types=["global"]),
+        ValueError, "layer_types[0]", "'global'", "plc-type"),
+    Bad(_tpl.PerLayerConfig.attention, lambda: _plc().attention(1),
+        ValueError, "index", "1", "plc-index"),
+    Bad(_tpl.PerLayerDecoder, lambda: _tpl.PerLayerDecoder("config"),
+        TypeError, "config", "str", "pld-config"),
+    Bad(_tpl.PerLayerDecoder.forward, lambda: _tpl.PerLayerDecoder(_plc())(t(1, 3)),
+        TypeError, "tokens", "float32", "pld-tokens"),
+    Bad(_mla.yarn_softmax_scale, lambda: _mla.yarn_softmax_scale(192, 40.0, -1.0),
+        ValueError, "mscale_all_dim", "-1.0", "mla-mscale"),
+    Bad(_mla.kv_cache_bytes_per_token, lambda: _mla.kv_cache_bytes_per_token(61, 0, 128),
+        ValueError, "num_kv_heads", "0", "kv-bytes-heads"),
+    Bad(_mla.mla_cache_bytes_per_token, lambda: _mla.mla_cache_bytes_per_token(61, 512, -1),
+        ValueError, "qk_rope_head_dim", "-1", "mla-bytes-rope"),
+    Bad(_mla.DecoupledRotaryMLA, lambda: _mla.DecoupledRotaryMLA(
+            16, 4, kv_lora_rank=8, qk_nope_head_dim=4, qk_rope_head_dim=3, v_head_dim=4),
+        ValueError, "qk_rope_head_dim", "3", "mla-odd-rope"),
+    Bad(_mla.DecoupledRotaryMLA.cache_entries, lambda: _mla.DecoupledRotaryMLA(
+            16, 4, kv_lora_rank=8, qk_nope_head_dim=4, qk_rope_head_dim=4, v_head_dim=4
+        ).cache_entries(t(1, 3, 8)),
+        ValueError, "x", "(1, 3, 8)", "mla-cache-width"),
+    Bad(_mla.DecoupledRotaryMLA.scores, lambda: _mla.DecoupledRotaryMLA(
+            16, 4, kv_lora_rank=8, qk_nope_head_dim=4, qk_rope_head_dim=4, v_head_dim=4
+        ).scores(t(3, 16)),
+        ValueError, "x", "(3, 16)", "mla-scores-rank"),
+    Bad(_mla.DecoupledRotaryMLA.forward, lambda: _mla.DecoupledRotaryMLA(
+            16, 4, kv_lora_rank=8, qk_nope_head_dim=4, qk_rope_head_dim=4, v_head_dim=4
+        )(t(1, 3, 16, dtype=torch.long)),
+        TypeError, "x", "int64", "mla-forward-dtype"),
+    Bad(_tm.tmrope_temporal_ids, lambda: _tm.tmrope_temporal_ids(3, 0.0),
+        ValueError, "seconds_per_grid", "0.0", "tmrope-seconds"),
+    Bad(_tm.tmrope_chunks, lambda: _tm.tmrope_chunks(torch.tensor([0, 5]), 0),
+        ValueError, "ids_per_chunk", "0", "tmrope-chunk"),
+    Bad(_tm.tmrope_position_ids, lambda: _tm.tmrope_position_ids(0, (2, 2, 2), 1.0, 0),
+        ValueError, "num_audio_tokens", "0", "tmrope-audio"),
+    Bad(_mc.build_config, lambda: _mc.build_config("Llama 5"),
+        ValueError, "name", "'Llama 5'", "bank-name"),
+    Bad(_mc.per_layer_table, lambda: _mc.per_layer_table({"num_hidden_layers": 2}),
+        TypeError, "config", "dict", "bank-reader-dict"),
+    Bad(_ple.per_layer_config, lambda: _ple.per_layer_config("alibi"),
+        ValueError, "scheme", "'alibi'", "experiment-18-scheme"),
+    Bad(_ple.build_per_layer_model, lambda: _ple.build_per_layer_model(3),
+        TypeError, "scheme", "3", "experiment-18-model"),
+]
+# fmt: on
 
 CASES += [
     Bad(checker, lambda checker=checker: checker(None), TypeError, "fn", "NoneType", f"{name}-None")

@@ -145,60 +145,74 @@ def test_markers_missing_and_a_wrong_title_are_reported(scratch):
 
 
 def test_a_new_lesson_needs_only_its_notebook_and_its_entry(scratch):
-    """Lesson 18 as the maintainers' guide adds it: a notebook (here the bare minimum), one
-    manifest entry; ``--write`` then brings every table, link and list along."""
+    """The next lesson as the maintainers' guide adds it: a notebook (here the bare minimum),
+    one manifest entry; ``--write`` then brings every table, link and list along."""
+    lessons = _course.lessons(scratch)
+    last, n = lessons[-1], f"{len(lessons):02d}"  # the course's last lesson, the new number
+    prev, stem = last.stem[:2], f"{len(lessons):02d}_a_new_lesson"
+    session = max(s for lesson in lessons for s in lesson.sessions)
+    lectures = sum(
+        1
+        for line in (scratch / "notebooks" / "lecture_plan.md").open(encoding="utf-8")
+        if line.startswith("## Session") and "(lecture)" in line
+    )
     new = nbformat.v4.new_notebook(
         cells=[
-            nbformat.v4.new_markdown_cell("# 18 · A new lesson\n\nWhat it is about."),
+            nbformat.v4.new_markdown_cell(f"# {n} · A new lesson\n\nWhat it is about."),
             nbformat.v4.new_code_cell("1 + 1"),
             nbformat.v4.new_markdown_cell("## Summary\n\n- one point"),
         ]
     )
-    nbformat.write(new, scratch / "notebooks" / "18_a_new_lesson.ipynb")
+    nbformat.write(new, scratch / "notebooks" / f"{stem}.ipynb")
     entry = (
-        '\n[[lessons]]\nstem = "18_a_new_lesson"\ntitle = "A new lesson"\n'
-        'question = "what comes next?"\nlearn = "the newest thing"\nsessions = [17]\n'
+        f'\n[[lessons]]\nstem = "{stem}"\ntitle = "A new lesson"\n'
+        f'question = "what comes next?"\nlearn = "the newest thing"\nsessions = [{session}]\n'
         "trains = true\nportable = true\ngraded = false\nsolutions = false\nrun_s = 12\n"
         "study_min = [30, 30, 0]\nexercises = 0\n"
     )
     manifest = scratch / "notebooks" / "course.toml"
     manifest.write_text(manifest.read_text("utf-8") + entry, encoding="utf-8")
     stale = course.run(scratch)
-    # session 17 lists only lesson 17 in its sections: the plan must say what 18 adds to it,
-    # and nothing is generated from a manifest the plan contradicts
+    # the last session lists only the last lesson in its sections: the plan must say what the
+    # new one adds to it, and nothing is generated from a manifest the plan contradicts
     assert stale == [
-        "notebooks/lecture_plan.md: session 17 lists lessons ['17'], notebooks/course.toml "
-        "gives it ['17', '18']"
+        f"notebooks/lecture_plan.md: session {session} lists lessons ['{prev}'], "
+        f"notebooks/course.toml gives it ['{prev}', '{n}']"
     ]
     # the plan's author gives it a session of its own instead
-    _edit_manifest(scratch, 'newest thing"\nsessions = [17]', 'newest thing"\nsessions = [18]')
+    _edit_manifest(
+        scratch,
+        f'newest thing"\nsessions = [{session}]',
+        f'newest thing"\nsessions = [{session + 1}]',
+    )
     plan = scratch / "notebooks" / "lecture_plan.md"
     plan.write_text(
         plan.read_text("utf-8")
-        + "\n## Session 18 (lecture): Something new\n\n**Lessons and sections**\n\n"
-        "- [18 · A new lesson](18_a_new_lesson.ipynb) (run time 1 s): all sections\n",
+        + f"\n## Session {session + 1} (lecture): Something new\n\n**Lessons and sections**\n\n"
+        f"- [{n} · A new lesson]({stem}.ipynb) (run time 1 s): all sections\n",
         encoding="utf-8",
     )
     assert course.write(scratch) == []
     assert course.run(scratch) == []
     readme = (scratch / "README.md").read_text(encoding="utf-8")
     assert (
-        "| 18 | [a_new_lesson](notebooks/18_a_new_lesson.ipynb) | the newest thing | 30 / 30 min | about 12 s |"
+        f"| {n} | [a_new_lesson](notebooks/{stem}.ipynb) | the newest thing | 30 / 30 min | about 12 s |"
         in readme
     )
-    assert "06 and 09-17 take longer" in readme  # 18 fits a sitting
-    assert "18 sessions of 90 minutes (15 lectures, 3 labs)" in readme
+    assert f"09-{prev} take longer" in readme  # the new lesson fits a sitting
+    assert f"{session + 1} sessions of 90 minutes ({lectures + 1} lectures, 3 labs)" in readme
     plan_text = plan.read_text("utf-8")
-    assert "| 18 | Lecture | Something new | 18 | 18: 12 s | 0 |\n<!-- /sessions -->" in plan_text
-    assert "(18_a_new_lesson.ipynb) (run time 12 s): all sections" in plan_text
-    assert "15 lectures and 3 labs" in plan_text
-    last = nbformat.read(scratch / "notebooks" / "17_positions_in_production.ipynb", as_version=4)
-    assert last.cells[-1].source.endswith(
-        "**Next:** [18 · A new lesson](18_a_new_lesson.ipynb): what comes next?"
+    row = f"| {session + 1} | Lecture | Something new | {n} | {n}: 12 s | 0 |\n<!-- /sessions -->"
+    assert row in plan_text
+    assert f"({stem}.ipynb) (run time 12 s): all sections" in plan_text
+    assert f"{lectures + 1} lectures and 3 labs" in plan_text
+    before = nbformat.read(scratch / "notebooks" / f"{last.stem}.ipynb", as_version=4)
+    assert before.cells[-1].source.endswith(
+        f"**Next:** [{n} · A new lesson]({stem}.ipynb): what comes next?"
     )
-    added = nbformat.read(scratch / "notebooks" / "18_a_new_lesson.ipynb", as_version=4)
+    added = nbformat.read(scratch / "notebooks" / f"{stem}.ipynb", as_version=4)
     assert added.cells[0].source == (
-        "# 18 · A new lesson\n\nWhat it is about.\n\n**Study time:** about 30 min to read and "
+        f"# {n} · A new lesson\n\nWhat it is about.\n\n**Study time:** about 30 min to read and "
         "run.\n\n**Estimated run time:** about 12 s on a laptop CPU."
     )
     assert added.cells[-1].source.endswith(
@@ -206,10 +220,10 @@ def test_a_new_lesson_needs_only_its_notebook_and_its_entry(scratch):
     )
     start = nbformat.read(scratch / "notebooks" / "00_start_here.ipynb", as_version=4)
     second_half = [c for c in start.cells if c.get("id") == course.MAP_CELLS[1]][0].source
-    assert "| 18 | a_new_lesson | what comes next? |" in second_half
+    assert f"| {n} | a_new_lesson | what comes next? |" in second_half
     assert second_half.endswith("none needs a GPU.")  # the text after the table is kept
     notes = (scratch / "notebooks" / "lectures" / "00_notes.md").read_text(encoding="utf-8")
     assert f"### {course.MAP_CELLS[0]} · Course map, lessons 00-09" in notes  # 10 + 9 rows
-    assert f"### {course.MAP_CELLS[1]} · Course map, lessons 10-18" in notes
+    assert f"### {course.MAP_CELLS[1]} · Course map, lessons 10-{n}" in notes
     listed = [p.name for p in _course.portable_notebooks(scratch)]
-    assert "18_a_new_lesson.ipynb" in listed
+    assert f"{stem}.ipynb" in listed

@@ -5,6 +5,8 @@
 - ``learned``, ``relative``, ``rotary``, ``alibi``: the modern alternatives (notebooks 11-12).
 - ``rotary_scaling``: rotary frequencies stretched to longer contexts (notebooks 15, 17).
 - ``mrope``: rotary with three position ids for text, images and video (notebook 16).
+- ``per_layer``: the spectra and the query temperature of the 2025-2026 models (notebook 18).
+- ``tmrope``: Qwen2.5-Omni's time-aligned ids for video with its audio (notebook 18).
 - ``embedding``: token embedding plus position, the first layer of the models.
 - ``base``: what schemes share (:class:`PositionalAttention`, the hooks inside attention).
 - ``registry``: :data:`POSITION_SCHEMES`, one entry per scheme the models take as
@@ -37,12 +39,14 @@ from . import (
     learned,
     mrope,
     naive,
+    per_layer,
     registry,
     relative,
     rotary,
     rotary_scaling,
     sinusoidal,
     sinusoidal_2d,
+    tmrope,
 )
 from .alibi import *  # noqa: F403
 from .base import *  # noqa: F403
@@ -51,12 +55,14 @@ from .graph import *  # noqa: F403
 from .learned import *  # noqa: F403
 from .mrope import *  # noqa: F403
 from .naive import *  # noqa: F403
+from .per_layer import *  # noqa: F403
 from .registry import *  # noqa: F403
 from .relative import *  # noqa: F403
 from .rotary import *  # noqa: F403
 from .rotary_scaling import *  # noqa: F403
 from .sinusoidal import *  # noqa: F403
 from .sinusoidal_2d import *  # noqa: F403
+from .tmrope import *  # noqa: F403
 
 __all__ = [
     *sinusoidal.__all__,
@@ -72,4 +78,6 @@ __all__ = [
     *registry.__all__,
     *graph.__all__,
     *mrope.__all__,
+    *per_layer.__all__,
+    *tmrope.__all__,
 ]

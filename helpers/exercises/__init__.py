@@ -12,6 +12,7 @@ from . import (
     graph,
     length_extrapolation,
     long_context,
+    per_layer,
     production,
     relative_rotary,
     rotary_microscope,
@@ -22,6 +23,7 @@ from .encodings import *  # noqa: F403
 from .graph import *  # noqa: F403
 from .length_extrapolation import *  # noqa: F403
 from .long_context import *  # noqa: F403
+from .per_layer import *  # noqa: F403
 from .production import *  # noqa: F403
 from .relative_rotary import *  # noqa: F403
 from .rotary_microscope import *  # noqa: F403
@@ -37,4 +39,5 @@ __all__ = [
     *transformer.__all__,
     *production.__all__,
     *rotary_microscope.__all__,
+    *per_layer.__all__,
 ]

@@ -6,16 +6,20 @@ Where to look:
     models.py     TransformerConfig, Transformer, DecoderOnlyTransformer, count_parameters
     caches.py     WindowedKVCache: sink tokens plus a window, keys at their slot or text position
     decoding.py   greedy_decode, generate (key/value caches), set_rotary_scaling
+    mla.py        DecoupledRotaryMLA (DeepSeek's latent attention), cache bytes per token
+    per_layer.py  PerLayerAttention, PerLayerConfig, PerLayerDecoder: position by layer type
     reference.py  TorchReferenceTransformer: torch.nn.Transformer behind the same interface
 
 Every name is importable from here: ``from helpers.transformer import Transformer``.
 """
 
-from . import caches, decoding, layers, models, reference
+from . import caches, decoding, layers, mla, models, per_layer, reference
 from .caches import *  # noqa: F403
 from .decoding import *  # noqa: F403
 from .layers import *  # noqa: F403
+from .mla import *  # noqa: F403
 from .models import *  # noqa: F403
+from .per_layer import *  # noqa: F403
 from .reference import *  # noqa: F403
 
 __all__ = [
@@ -24,4 +28,6 @@ __all__ = [
     *models.__all__,
     *reference.__all__,
     *decoding.__all__,
+    *per_layer.__all__,
+    *mla.__all__,
 ]
