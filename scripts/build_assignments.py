@@ -16,11 +16,16 @@ index):
 It writes an nbgrader course folder (``nbgrader_config.py``, ``source/NN_name/NN_name.ipynb``):
 a locked set-up cell (the lesson's imports), then per implementation exercise its text, a
 solution cell (the worked body between ``### BEGIN SOLUTION`` / ``### END SOLUTION``) and an
-autograded, locked test cell ``assert check_x(my_y)`` whose ``### BEGIN HIDDEN TESTS`` part runs
-the same comparison on cases drawn here, with a seed of this build, from the checker's own cases
-(new float values, shuffled token ids, other sizes of the same parity) and answered by the worked
-solution. Those cases exist only in the lecturer's source folder, never in the installed package.
-Written exercises become manually graded answer cells holding the worked answer.
+autograded, locked test cell: ``assert check_x(my_y)``, then the *graded cases*, drawn here with a
+seed of this build from the checker's own cases (new float values, shuffled token ids, other sizes
+of the same parity) and answered by the worked solution. The graded cases are written as JSON to
+``graded_cases/NN_name.json`` in the course folder, never into a notebook: the test cell only
+names them (``run_graded_cases(my_y, "NN_name", "my_y")``, in ``helpers.exercises._graded``), so
+neither the student version nor the feedback, which shows every cell's source, can carry them.
+The helpers a checker computes its expected answers with are the exercise's *references*: the
+student version's set-up cell does not import them, and an answer that calls one gets 0 for the
+exercise, with a message saying why. Written exercises become manually graded answer cells
+holding the worked answer.
 
 Needs only the course's own environment (nbgrader itself runs the folder afterwards).
 """
@@ -29,16 +34,13 @@ from __future__ import annotations
 
 import argparse
 import ast
-import base64
 import contextlib
 import copy
 import io
 import json
-import pickle
 import re
 import secrets
 import sys
-import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,7 +57,8 @@ IMPLEMENT_POINTS = 3  # per implementation exercise (autograded)
 WRITTEN_POINTS = 2  # per written exercise (graded by hand)
 CELL_TIMEOUT_S = 60  # nbgrader's limit per cell while autograding
 MAX_HIDDEN_CASES = 4
-MAX_HIDDEN_BYTES = 200_000  # larger pickled cases (e.g. a whole model) are left out
+MAX_HIDDEN_BYTES = 2_000_000  # JSON text of one exercise's graded cases; larger: left out
+CASES_FOLDER = "graded_cases"  # in the course folder, beside nbgrader_config.py
 COURSE_ID = "position-in-transformers"
 DEFAULT_COURSE = ROOT / "_build" / "grading"
 
@@ -78,9 +81,11 @@ class Exercise:
     checker: str = ""  # check_x (implement)
     context: list[str] = field(default_factory=list)  # code cells the statement refers to
     solution: str = ""  # the worked def (implement) or the worked answer (written, markdown)
-    hidden_cases: int = 0
+    hidden_cases: int = 0  # graded cases drawn for it
     mistakes: list[tuple[str, str]] = field(default_factory=list)  # (import path, hint)
-    note: str = ""  # why something (hidden cases, mistakes) is missing
+    references: list[str] = field(default_factory=list)  # module:qualname the checker answers with
+    delegates: list[str] = field(default_factory=list)  # references that pass the checker as is
+    note: str = ""  # why something (graded cases, mistakes) is missing
 
     @property
     def grade_id(self) -> str:
@@ -229,7 +234,7 @@ def _marked_solution(code: str) -> str:
     return "\n".join(header + [f"{indent}### BEGIN SOLUTION", *body, f"{indent}### END SOLUTION"])
 
 
-# ------------------------------------------------------------------------------ hidden cases
+# ------------------------------------------------------------------------------ graded cases
 
 
 @contextlib.contextmanager
@@ -327,35 +332,39 @@ def _hidden_spec(call: dict[str, Any], solution: Callable, rng: np.random.Genera
         except Exception:  # the worked solution refuses these sizes: not a case
             continue
         if _finite(expected) and not _same_args(args, case.args):
-            cases.append(Case(args, expected, f"hidden case {len(cases) + 1}"))
+            cases.append(Case(args, expected, f"graded case {len(cases) + 1}"))
         if len(cases) == MAX_HIDDEN_CASES:
             break
     if not cases:
         return None
     options = {k: v for k, v in call.items() if k not in ("title", "cases", "mistakes")}
-    if not _picklable(options.get("extract")):
+    if not _storable(options.get("extract")):
         # A hint-choosing closure (lessons 11's checkers): it passes right answers on unchanged,
-        # so the hidden cases compare the same values without it; the public cell keeps the hints.
+        # so the graded cases compare the same values without it; the public cell keeps the hints.
         options.pop("extract")
-    spec = {"title": call["title"] + " (hidden cases)", "cases": cases, **options}
+    spec = {"title": call["title"] + " (graded cases)", "cases": cases, **options}
     with contextlib.redirect_stdout(io.StringIO()):
         if not run_checker(fn=solution, **spec):
             return None
     return spec
 
 
-def _picklable(value: Any) -> bool:
+def _storable(value: Any) -> bool:
+    from helpers.exercises._graded import encode
+
     try:
-        pickle.dumps(value)
-    except Exception:  # closures and local functions cannot be stored with the hidden cases
+        encode(value)
+    except TypeError:  # closures and local functions cannot be stored by name
         return False
     return True
 
 
 def _same_args(a: tuple, b: tuple) -> bool:
+    from helpers.exercises._graded import encode
+
     try:
-        return pickle.dumps(a) == pickle.dumps(b)
-    except Exception:
+        return json.dumps(encode(a)) == json.dumps(encode(b))
+    except TypeError:
         return False
 
 
@@ -392,12 +401,74 @@ def _submittable_mistakes(call: dict[str, Any]) -> list[tuple[str, str]]:
     return found
 
 
-def _encode(spec: dict) -> str | None:
+def _encode(spec: dict) -> Any | None:
+    """The spec as JSON-ready data (``helpers.exercises._graded.encode``), or None when it holds
+    something JSON cannot (a model, a closure) or is too large."""
+    from helpers.exercises._graded import encode
+
     try:
-        blob = base64.b64encode(zlib.compress(pickle.dumps(spec), 9)).decode("ascii")
-    except (pickle.PicklingError, TypeError, AttributeError):
+        data = encode(spec)
+    except TypeError:
         return None
-    return blob if len(blob) <= MAX_HIDDEN_BYTES else None
+    return data if len(json.dumps(data)) <= MAX_HIDDEN_BYTES else None
+
+
+# ------------------------------------------------------------------------------ references
+
+
+_NOT_REFERENCES = ("helpers.exercises", "helpers._", "helpers.plots", "helpers.check_env")
+
+
+def _helper_name(frame: Any) -> str | None:
+    """``module:qualname`` of a frame's function when it is one of the course's own helpers."""
+    module = frame.f_globals.get("__name__", "")
+    if not module.startswith("helpers.") or module.startswith(_NOT_REFERENCES):
+        return None
+    return f"{module}:{frame.f_code.co_qualname}"
+
+
+@contextlib.contextmanager
+def _tracing() -> Iterator[dict[str, set[str]]]:
+    """Record the helpers called straight from a checker's code (``checker``) and every helper
+    called while the worked solution runs (``solution``)."""
+    seen: dict[str, set[str]] = {"checker": set(), "solution": set()}
+    previous = sys.getprofile()
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event != "call" or (name := _helper_name(frame)) is None:
+            return
+        caller = frame.f_back
+        while caller is not None:
+            module = caller.f_globals.get("__name__", "")
+            if module == "__assignment__":
+                seen["solution"].add(name)
+                return
+            if module.startswith("helpers.exercises"):
+                if caller is frame.f_back:  # a direct call: the checker computes with it
+                    seen["checker"].add(name)
+                return
+            caller = caller.f_back
+
+    sys.setprofile(profile)
+    try:
+        yield seen
+    finally:
+        sys.setprofile(previous)
+
+
+def _delegates(exercise: Exercise, namespace: dict[str, Any]) -> list[str]:
+    """The references that pass the exercise's checker when handed in as the answer."""
+    from helpers.exercises._graded import _load_function
+
+    passing = []
+    for reference in exercise.references:
+        with contextlib.redirect_stdout(io.StringIO()):
+            try:
+                if namespace[exercise.checker](_load_function(reference)):
+                    passing.append(reference)
+            except Exception:  # a reference the checker cannot call: not a delegate
+                continue
+    return passing
 
 
 # ------------------------------------------------------------------------------ cells
@@ -415,22 +486,18 @@ def _cell(
     return cell
 
 
-def _test_source(exercise: Exercise, blob: str | None) -> str:
+def _test_source(exercise: Exercise, assignment: str) -> str:
     lines = [
         f'"""{exercise.checker}: {exercise.points} points (its message above says why it fails)."""',
+        "from helpers.exercises._graded import run_graded_cases",
+        "",
         f"assert {exercise.checker}({exercise.name}), {exercise.checker!r} + ' failed: see above'",
     ]
-    if blob is not None:
-        lines += [
-            "### BEGIN HIDDEN TESTS",
-            "import base64, pickle, zlib",
-            "from helpers.exercises._core import run_checker",
-            "",
-            f'_hidden = "{blob}"',
-            "_spec = pickle.loads(zlib.decompress(base64.b64decode(_hidden)))",
-            f"assert run_checker(fn={exercise.name}, **_spec), 'hidden cases failed: see above'",
-            "### END HIDDEN TESTS",
-        ]
+    if exercise.hidden_cases:
+        lines.append(
+            f'assert run_graded_cases({exercise.name}, "{assignment}", "{exercise.name}"), '
+            "'graded cases failed: see above'"
+        )
     return "\n".join(lines)
 
 
@@ -447,13 +514,29 @@ def _setup_source(lesson: nbformat.NotebookNode, solutions: nbformat.NotebookNod
     return first + ("\n" + "\n".join(extra) if extra else "")
 
 
+def _without_names(setup: str, names: set[str]) -> str:
+    """``setup`` with ``names`` dropped from its ``from helpers... import`` statements."""
+    if not names:
+        return setup
+    lines = setup.splitlines()
+    for node in reversed(ast.parse(setup).body):
+        if not (isinstance(node, ast.ImportFrom) and (node.module or "").startswith("helpers")):
+            continue
+        kept = [alias for alias in node.names if (alias.asname or alias.name) not in names]
+        if len(kept) == len(node.names):
+            continue
+        new = [ast.unparse(ast.ImportFrom(node.module, kept, node.level))] if kept else []
+        lines[node.lineno - 1 : node.end_lineno] = new
+    return "\n".join(lines)
+
+
 # ------------------------------------------------------------------------------ building
 
 
 def _run_solutions(setup: str, exercises: list[Exercise]) -> tuple[dict, dict, dict]:
-    """Execute the set-up and the worked defs; record each checker's call on its solution.
-    Returns the namespace, the recorded calls and {name: why} for solutions that fail there
-    (e.g. a def that needs a constant from another cell of the worked solutions)."""
+    """Execute the set-up and the worked defs; record each checker's call on its solution and
+    the exercise's references. Returns the namespace, the recorded calls and {name: why} for
+    solutions that fail there (e.g. a def that needs a constant from another cell)."""
     namespace: dict[str, Any] = {"__name__": "__assignment__"}
     with contextlib.redirect_stdout(io.StringIO()):
         exec(compile(setup, "<setup>", "exec"), namespace)  # noqa: S102  (the course's own code)
@@ -464,10 +547,10 @@ def _run_solutions(setup: str, exercises: list[Exercise]) -> tuple[dict, dict, d
             continue
         try:
             exec(compile(exercise.solution, f"<{exercise.name}>", "exec"), namespace)  # noqa: S102
-            with _recording() as calls:
+            with _recording() as calls, _tracing() as seen:
                 passed = namespace[exercise.checker](namespace[exercise.name])
         except Exception as error:  # a checker that raises, or a def that cannot run alone
-            passed, calls = False, []
+            passed, calls, seen = False, [], {"checker": set(), "solution": set()}
             failed[exercise.name] = f"{type(error).__name__}: {error}"
         if not passed:
             failed.setdefault(
@@ -475,26 +558,29 @@ def _run_solutions(setup: str, exercises: list[Exercise]) -> tuple[dict, dict, d
             )
         elif calls:
             recorded[exercise.name] = calls[-1]
+        # What the checker answers with, less what the worked solution itself may use.
+        exercise.references = sorted(seen["checker"] - seen["solution"])
     return namespace, recorded, failed
 
 
-def _hidden_blob(
+def _graded_entry(
     exercise: Exercise, call: dict | None, solution: Callable, seed: int
-) -> str | None:
+) -> dict | None:
+    """The exercise's graded cases and references, as stored in ``graded_cases/``."""
     if call is None:
-        exercise.note = f"{exercise.checker} does not use run_checker: no hidden cases"
+        exercise.note = f"{exercise.checker} does not use run_checker: no graded cases"
         return None
     exercise.mistakes = _submittable_mistakes(call)
     if not exercise.mistakes:
         exercise.note = f"none of {exercise.checker}'s named mistakes can be handed in as is"
     rng = np.random.default_rng([seed, exercise.number])
     spec = _hidden_spec(call, solution, rng)
-    blob = _encode(spec) if spec else None
-    if blob is None:
-        exercise.note = "no hidden case could be drawn from the checker's cases (or too large)"
+    data = _encode(spec) if spec else None
+    if data is None:
+        exercise.note = "no graded case could be drawn from the checker's cases (or too large)"
         return None
     exercise.hidden_cases = len(spec["cases"])
-    return blob
+    return {"spec": data, "references": exercise.references}
 
 
 def _attach_solutions(exercises: list[Exercise], solutions: nbformat.NotebookNode) -> list[str]:
@@ -512,7 +598,7 @@ def _attach_solutions(exercises: list[Exercise], solutions: nbformat.NotebookNod
     return dropped
 
 
-def _exercise_cells(exercise: Exercise, blob: str | None) -> list[nbformat.NotebookNode]:
+def _exercise_cells(exercise: Exercise, assignment: str) -> list[nbformat.NotebookNode]:
     """Statement, then (written) the answer cell or (implement) context, solution and test."""
     cells = [_cell("markdown", exercise.text, f"text_{exercise.number}", locked=True)]
     if exercise.kind == "written":
@@ -521,7 +607,7 @@ def _exercise_cells(exercise: Exercise, blob: str | None) -> list[nbformat.Noteb
     for i, context in enumerate(exercise.context):
         cells.append(_cell("code", context, f"context_{exercise.name}_{i}", locked=True))
     cells.append(_cell("code", _marked_solution(exercise.solution), exercise.name, solution=True))
-    test = _test_source(exercise, blob)
+    test = _test_source(exercise, assignment)
     cells.append(
         _cell("code", test, exercise.grade_id, grade=True, locked=True, points=exercise.points)
     )
@@ -542,10 +628,16 @@ def build_one(lesson_path: Path, course: Path, seed: int) -> Assignment | str:
     exercises = [e for e in exercises if e.solution]
     setup = _setup_source(lesson, solutions)
     namespace, recorded, failed = _run_solutions(setup, exercises)
+    setup, namespace, recorded, failed = _setup_without_references(
+        setup, exercises, (namespace, recorded, failed)
+    )
     dropped += [f"{name}: the worked solution {why}" for name, why in failed.items()]
     exercises = [e for e in exercises if e.name not in failed]
     if not any(e.kind == "implement" for e in exercises):
         return "no implementation exercise left: " + "; ".join(dropped)
+    for exercise in exercises:
+        if exercise.kind == "implement":
+            exercise.delegates = _delegates(exercise, namespace)
 
     title = lesson.cells[0].source.splitlines()[0].lstrip("# ").strip()
     intro = (
@@ -558,18 +650,49 @@ def build_one(lesson_path: Path, course: Path, seed: int) -> Assignment | str:
         _cell("markdown", intro, "intro", locked=True),
         _cell("code", setup, "setup", locked=True),
     ]
+    graded: dict[str, dict] = {}
     for exercise in exercises:
-        blob = None
         if exercise.kind == "implement":
             call = recorded.get(exercise.name)
-            blob = _hidden_blob(exercise, call, namespace[exercise.name], seed)
-        cells += _exercise_cells(exercise, blob)
+            entry = _graded_entry(exercise, call, namespace[exercise.name], seed)
+            if entry is not None:
+                graded[exercise.name] = entry
+        cells += _exercise_cells(exercise, lesson_path.stem)
     metadata = {k: v for k, v in lesson.metadata.items() if k in ("kernelspec", "language_info")}
     notebook = nbformat.v4.new_notebook(cells=cells, metadata=metadata)
     path = course / "source" / lesson_path.stem / f"{lesson_path.stem}.ipynb"
     path.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(notebook, path)
+    cases = course / CASES_FOLDER / f"{lesson_path.stem}.json"
+    cases.parent.mkdir(parents=True, exist_ok=True)
+    stored = {"assignment": lesson_path.stem, "seed": seed, "exercises": graded}
+    cases.write_text(json.dumps(stored), encoding="utf-8")
     return Assignment(lesson_path.stem, exercises, path, dropped)
+
+
+def _setup_without_references(
+    setup: str, exercises: list[Exercise], first_run: tuple[dict, dict, dict]
+) -> tuple[str, dict, dict, dict]:
+    """The set-up cell without the references it imports (a student version must not hand the
+    student the answer), and the solutions' run with it. Names a context cell uses are kept;
+    if the worked solutions need a dropped name after all, the set-up stays as it was."""
+    context = "\n".join(c for e in exercises for c in e.context)
+    names = {
+        reference.split(":")[1].split(".")[0]
+        for exercise in exercises
+        for reference in exercise.references
+    }
+    names = {n for n in names if not re.search(rf"\b{re.escape(n)}\b", context)}
+    reduced = _without_names(setup, names)
+    if reduced == setup:
+        return (setup, *first_run)
+    references = {e.name: e.references for e in exercises}
+    namespace, recorded, failed = _run_solutions(reduced, exercises)
+    if set(failed) != set(first_run[2]):
+        for exercise in exercises:  # back to the first run's references
+            exercise.references = references[exercise.name]
+        return (setup, *first_run)
+    return reduced, namespace, recorded, failed
 
 
 def _write_config(course: Path) -> None:
@@ -580,6 +703,8 @@ def _write_config(course: Path) -> None:
         f'c.CourseDirectory.course_id = "{COURSE_ID}"\n'
         f"c.Execute.timeout = {CELL_TIMEOUT_S}  # seconds per cell while autograding\n"
         "c.Execute.interrupt_on_timeout = True  # a cell that hangs is stopped, the rest graded\n"
+        "# a busy machine can deliver a cell's output seconds after the cell ends (default 4 s)\n"
+        "c.Execute.iopub_timeout = 60\n"
         "c.ClearSolutions.code_stub = {\n"
         '    "python": "# YOUR CODE HERE\\nraise NotImplementedError()",\n'
         "}\n"
@@ -606,7 +731,7 @@ def build(
             continue
         built.append(result)
         parts = [
-            f"{e.name} ({e.points} pt, {e.hidden_cases} hidden cases)" for e in result.exercises
+            f"{e.name} ({e.points} pt, {e.hidden_cases} graded cases)" for e in result.exercises
         ]
         log(f"built {result.name}: " + ", ".join(parts))
         for exercise in result.exercises:
@@ -638,7 +763,7 @@ def main(argv: list[str] | None = None) -> int:
         "--seed",
         type=int,
         default=None,
-        help="seed of the hidden cases (default: a fresh random one)",
+        help="seed of the graded cases (default: a fresh random one)",
     )
     args = parser.parse_args(argv)
     built = build(args.course.resolve(), [n.zfill(2) for n in args.lessons] or None, args.seed)
