@@ -3,7 +3,7 @@
 Layers (a lower module never imports a higher one)::
 
     encodings  ->  attention  ->  transformer  ->  training
-    data, plots, exercises sit beside them.
+    data, plots (with figure_record and diagram), exercises sit beside them.
 
 The two functions here are the ones every notebook calls first.
 """
@@ -26,9 +26,11 @@ _SUBMODULES = (
     "attention",
     "check_env",
     "data",
+    "diagram",
     "encodings",
     "exercises",
     "extrapolation",
+    "figure_record",
     "plots",
     "training",
     "transformer",
@@ -49,7 +51,7 @@ def seed_everything(seed: int = 0, *, deterministic: bool = True) -> None:
     (``warn_only`` so that an operation without one still runs). On the course's CPU
     workloads this makes every printed number repeat exactly from run to run.
 
-    Used in the set-up cell of every notebook (notebooks 00 to 15).
+    Introduced in notebook 00; used in the set-up cell of every notebook.
     """
     from ._checks import require_int
 

@@ -27,7 +27,8 @@ student version's set-up cell does not import them, and an answer that calls one
 exercise, with a message saying why. Written exercises become manually graded answer cells
 holding the worked answer.
 
-Needs only the course's own environment (nbgrader itself runs the folder afterwards).
+The graded cases are drawn by ``scripts/_graded_cases.py``. Needs only the course's own
+environment (nbgrader itself runs the folder afterwards).
 """
 
 from __future__ import annotations
@@ -35,13 +36,12 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
-import copy
 import io
 import json
 import re
 import secrets
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,14 +52,22 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _course import ROOT, lesson_notebooks  # noqa: E402
+from _graded_cases import (  # noqa: E402
+    delegates,
+    encode,
+    graded_spec,
+    recording,
+    references,
+    submittable_mistakes,
+    tracing,
+    without_names,
+)
 
 IMPLEMENT_POINTS = 3  # per implementation exercise (autograded)
 WRITTEN_POINTS = 2  # per written exercise (graded by hand)
 CELL_TIMEOUT_S = 60  # nbgrader's limit per cell while autograding
-MAX_HIDDEN_CASES = 4
-MAX_HIDDEN_BYTES = 2_000_000  # JSON text of one exercise's graded cases; larger: left out
-CASES_FOLDER = "graded_cases"  # in the course folder, beside nbgrader_config.py
 COURSE_ID = "position-in-transformers"
+CASES_FOLDER = "graded_cases"  # in the course folder, beside nbgrader_config.py
 DEFAULT_COURSE = ROOT / "_build" / "grading"
 
 _CHECK_CALL = re.compile(r"\b(check_\w+)\(\s*(my_\w+)\s*\)")
@@ -234,243 +242,6 @@ def _marked_solution(code: str) -> str:
     return "\n".join(header + [f"{indent}### BEGIN SOLUTION", *body, f"{indent}### END SOLUTION"])
 
 
-# ------------------------------------------------------------------------------ graded cases
-
-
-@contextlib.contextmanager
-def _recording() -> Iterator[list[dict[str, Any]]]:
-    """Record every ``run_checker`` call the course's checkers make (and stay silent)."""
-    import helpers.exercises  # noqa: F401  (loads every checker module)
-    from helpers.exercises import _core
-
-    calls: list[dict[str, Any]] = []
-    original = _core.run_checker
-
-    def recorder(title: str, fn: Callable, cases: Any, mistakes: Any = (), **kwargs: Any) -> bool:
-        calls.append({"title": title, "cases": list(cases), "mistakes": list(mistakes), **kwargs})
-        return original(title, fn, cases, mistakes, **kwargs)
-
-    modules = [m for n, m in sys.modules.items() if n.startswith("helpers.exercises") and m]
-    patched = [m for m in modules if getattr(m, "run_checker", None) is original]
-    for module in patched:
-        module.run_checker = recorder
-    try:
-        with contextlib.redirect_stdout(io.StringIO()):
-            yield calls
-    finally:
-        for module in patched:
-            module.run_checker = original
-
-
-def _perturb(value: Any, rng: np.random.Generator) -> Any:
-    """The same kind of argument with other values: floats redrawn, token ids shuffled, sizes
-    moved (same parity); booleans, models and small integers (ids, flags) kept."""
-    if isinstance(value, torch.Tensor):
-        return _perturb_tensor(value, rng)
-    if isinstance(value, np.ndarray):
-        return _perturb_array(value, rng)
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int) and value >= 4:  # a size: somewhere in [value/2, 2 value]
-        return int(rng.integers(max(2, value // 2) // 2, value) * 2 + value % 2)
-    if isinstance(value, float) and value != 0.0:
-        return float(value * rng.uniform(0.5, 2.0))
-    return copy.deepcopy(value)
-
-
-def _perturb_tensor(value: torch.Tensor, rng: np.random.Generator) -> torch.Tensor:
-    if value.is_floating_point():
-        scale = float(value.std()) if value.numel() > 1 else 1.0
-        fresh = rng.normal(float(value.mean()), scale or 1.0, size=tuple(value.shape))
-        return torch.as_tensor(fresh, dtype=value.dtype)
-    if value.dtype != torch.bool and value.ndim >= 1 and value.shape[-1] > 1:  # token ids
-        return value[..., torch.as_tensor(rng.permutation(value.shape[-1]))].clone()
-    return value.clone()
-
-
-def _perturb_array(value: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    if _is_graph(value):  # relabel the nodes: the same graph, another order
-        order = rng.permutation(value.shape[0])
-        return value[np.ix_(order, order)].copy()
-    if value.dtype.kind == "f":
-        fresh = rng.normal(value.mean(), value.std() or 1.0, size=value.shape)
-        return fresh.astype(value.dtype)
-    if value.dtype.kind in "iu" and value.ndim >= 1 and value.shape[-1] > 1:  # positions, ids
-        return value[..., rng.permutation(value.shape[-1])].copy()
-    return value.copy()
-
-
-def _is_graph(value: np.ndarray) -> bool:
-    """A square symmetric matrix (an adjacency matrix): its values carry structure."""
-    return value.ndim == 2 and value.shape[0] == value.shape[1] and np.array_equal(value, value.T)
-
-
-def _finite(result: Any) -> bool:
-    from helpers._convert import as_numpy
-
-    if isinstance(result, tuple):
-        return all(_finite(part) for part in result)
-    try:
-        array = as_numpy(result)
-    except (TypeError, ValueError, RuntimeError):
-        return False
-    return array.dtype.kind in "biuf" and bool(np.all(np.isfinite(array.astype(np.float64))))
-
-
-def _hidden_spec(call: dict[str, Any], solution: Callable, rng: np.random.Generator) -> dict | None:
-    """New cases from the checker's recorded call, answered by the worked solution."""
-    from helpers.exercises._core import Case, run_checker
-
-    cases = []
-    for case in call["cases"]:
-        args = tuple(_perturb(a, rng) for a in case.args)
-        try:
-            with contextlib.redirect_stdout(io.StringIO()):
-                expected = solution(*copy.deepcopy(args))
-                if call.get("extract") is not None:  # what the checker compares, e.g. weights
-                    expected = call["extract"](expected, copy.deepcopy(args))
-        except Exception:  # the worked solution refuses these sizes: not a case
-            continue
-        if _finite(expected) and not _same_args(args, case.args):
-            cases.append(Case(args, expected, f"graded case {len(cases) + 1}"))
-        if len(cases) == MAX_HIDDEN_CASES:
-            break
-    if not cases:
-        return None
-    options = {k: v for k, v in call.items() if k not in ("title", "cases", "mistakes")}
-    if not _storable(options.get("extract")):
-        # A hint-choosing closure (lessons 11's checkers): it passes right answers on unchanged,
-        # so the graded cases compare the same values without it; the public cell keeps the hints.
-        options.pop("extract")
-    spec = {"title": call["title"] + " (graded cases)", "cases": cases, **options}
-    with contextlib.redirect_stdout(io.StringIO()):
-        if not run_checker(fn=solution, **spec):
-            return None
-    return spec
-
-
-def _storable(value: Any) -> bool:
-    from helpers.exercises._graded import encode
-
-    try:
-        encode(value)
-    except TypeError:  # closures and local functions cannot be stored by name
-        return False
-    return True
-
-
-def _same_args(a: tuple, b: tuple) -> bool:
-    from helpers.exercises._graded import encode
-
-    try:
-        return json.dumps(encode(a)) == json.dumps(encode(b))
-    except TypeError:
-        return False
-
-
-def _importable(function: Callable) -> str | None:
-    """``module:qualname`` for a module-level function, None for a lambda or a closure."""
-    qualname = getattr(function, "__qualname__", "")
-    if "<" in qualname or not getattr(function, "__module__", None):
-        return None
-    return f"{function.__module__}:{qualname}"
-
-
-def _submittable_mistakes(call: dict[str, Any]) -> list[tuple[str, str]]:
-    """The checker's named mistakes that, handed in as the answer, get their own hint back:
-    (``module:function``, hint). A lecturer's smoke test, and the end-to-end test's."""
-    from helpers.exercises._core import run_checker
-
-    found = []
-    options = {k: v for k, v in call.items() if k not in ("cases",)}
-    for mistake in call["mistakes"]:
-        # a closure (e.g. a wrapper aligning signs) hands in the module-level function it wraps
-        inner = [
-            c.cell_contents for c in mistake.answer.__closure__ or () if callable(c.cell_contents)
-        ]
-        for answer in [mistake.answer, *inner]:
-            path = _importable(answer)
-            if path is None:
-                continue
-            printed = io.StringIO()
-            with contextlib.redirect_stdout(printed):
-                passed = run_checker(fn=answer, cases=call["cases"], **options)
-            if not passed and mistake.hint in printed.getvalue():
-                found.append((path, mistake.hint))
-                break
-    return found
-
-
-def _encode(spec: dict) -> Any | None:
-    """The spec as JSON-ready data (``helpers.exercises._graded.encode``), or None when it holds
-    something JSON cannot (a model, a closure) or is too large."""
-    from helpers.exercises._graded import encode
-
-    try:
-        data = encode(spec)
-    except TypeError:
-        return None
-    return data if len(json.dumps(data)) <= MAX_HIDDEN_BYTES else None
-
-
-# ------------------------------------------------------------------------------ references
-
-
-_NOT_REFERENCES = ("helpers.exercises", "helpers._", "helpers.plots", "helpers.check_env")
-
-
-def _helper_name(frame: Any) -> str | None:
-    """``module:qualname`` of a frame's function when it is one of the course's own helpers."""
-    module = frame.f_globals.get("__name__", "")
-    if not module.startswith("helpers.") or module.startswith(_NOT_REFERENCES):
-        return None
-    return f"{module}:{frame.f_code.co_qualname}"
-
-
-@contextlib.contextmanager
-def _tracing() -> Iterator[dict[str, set[str]]]:
-    """Record the helpers called straight from a checker's code (``checker``) and every helper
-    called while the worked solution runs (``solution``)."""
-    seen: dict[str, set[str]] = {"checker": set(), "solution": set()}
-    previous = sys.getprofile()
-
-    def profile(frame: Any, event: str, arg: Any) -> None:
-        if event != "call" or (name := _helper_name(frame)) is None:
-            return
-        caller = frame.f_back
-        while caller is not None:
-            module = caller.f_globals.get("__name__", "")
-            if module == "__assignment__":
-                seen["solution"].add(name)
-                return
-            if module.startswith("helpers.exercises"):
-                if caller is frame.f_back:  # a direct call: the checker computes with it
-                    seen["checker"].add(name)
-                return
-            caller = caller.f_back
-
-    sys.setprofile(profile)
-    try:
-        yield seen
-    finally:
-        sys.setprofile(previous)
-
-
-def _delegates(exercise: Exercise, namespace: dict[str, Any]) -> list[str]:
-    """The references that pass the exercise's checker when handed in as the answer."""
-    from helpers.exercises._graded import _load_function
-
-    passing = []
-    for reference in exercise.references:
-        with contextlib.redirect_stdout(io.StringIO()):
-            try:
-                if namespace[exercise.checker](_load_function(reference)):
-                    passing.append(reference)
-            except Exception:  # a reference the checker cannot call: not a delegate
-                continue
-    return passing
-
-
 # ------------------------------------------------------------------------------ cells
 
 
@@ -514,22 +285,6 @@ def _setup_source(lesson: nbformat.NotebookNode, solutions: nbformat.NotebookNod
     return first + ("\n" + "\n".join(extra) if extra else "")
 
 
-def _without_names(setup: str, names: set[str]) -> str:
-    """``setup`` with ``names`` dropped from its ``from helpers... import`` statements."""
-    if not names:
-        return setup
-    lines = setup.splitlines()
-    for node in reversed(ast.parse(setup).body):
-        if not (isinstance(node, ast.ImportFrom) and (node.module or "").startswith("helpers")):
-            continue
-        kept = [alias for alias in node.names if (alias.asname or alias.name) not in names]
-        if len(kept) == len(node.names):
-            continue
-        new = [ast.unparse(ast.ImportFrom(node.module, kept, node.level))] if kept else []
-        lines[node.lineno - 1 : node.end_lineno] = new
-    return "\n".join(lines)
-
-
 # ------------------------------------------------------------------------------ building
 
 
@@ -547,10 +302,10 @@ def _run_solutions(setup: str, exercises: list[Exercise]) -> tuple[dict, dict, d
             continue
         try:
             exec(compile(exercise.solution, f"<{exercise.name}>", "exec"), namespace)  # noqa: S102
-            with _recording() as calls, _tracing() as seen:
+            with recording() as calls, tracing() as seen:
                 passed = namespace[exercise.checker](namespace[exercise.name])
         except Exception as error:  # a checker that raises, or a def that cannot run alone
-            passed, calls, seen = False, [], {"checker": set(), "solution": set()}
+            passed, calls, seen = False, [], {"checker": [], "solution": set()}
             failed[exercise.name] = f"{type(error).__name__}: {error}"
         if not passed:
             failed.setdefault(
@@ -559,7 +314,7 @@ def _run_solutions(setup: str, exercises: list[Exercise]) -> tuple[dict, dict, d
         elif calls:
             recorded[exercise.name] = calls[-1]
         # What the checker answers with, less what the worked solution itself may use.
-        exercise.references = sorted(seen["checker"] - seen["solution"])
+        exercise.references = references(seen, calls[-1]["cases"] if calls else [])
     return namespace, recorded, failed
 
 
@@ -570,12 +325,12 @@ def _graded_entry(
     if call is None:
         exercise.note = f"{exercise.checker} does not use run_checker: no graded cases"
         return None
-    exercise.mistakes = _submittable_mistakes(call)
+    exercise.mistakes = submittable_mistakes(call)
     if not exercise.mistakes:
         exercise.note = f"none of {exercise.checker}'s named mistakes can be handed in as is"
     rng = np.random.default_rng([seed, exercise.number])
-    spec = _hidden_spec(call, solution, rng)
-    data = _encode(spec) if spec else None
+    spec = graded_spec(call, solution, rng)
+    data = encode(spec) if spec else None
     if data is None:
         exercise.note = "no graded case could be drawn from the checker's cases (or too large)"
         return None
@@ -637,7 +392,7 @@ def build_one(lesson_path: Path, course: Path, seed: int) -> Assignment | str:
         return "no implementation exercise left: " + "; ".join(dropped)
     for exercise in exercises:
         if exercise.kind == "implement":
-            exercise.delegates = _delegates(exercise, namespace)
+            exercise.delegates = delegates(exercise.references, namespace[exercise.checker])
 
     title = lesson.cells[0].source.splitlines()[0].lstrip("# ").strip()
     intro = (
@@ -683,14 +438,14 @@ def _setup_without_references(
         for reference in exercise.references
     }
     names = {n for n in names if not re.search(rf"\b{re.escape(n)}\b", context)}
-    reduced = _without_names(setup, names)
+    reduced = without_names(setup, names)
     if reduced == setup:
         return (setup, *first_run)
-    references = {e.name: e.references for e in exercises}
+    first_references = {e.name: e.references for e in exercises}
     namespace, recorded, failed = _run_solutions(reduced, exercises)
     if set(failed) != set(first_run[2]):
         for exercise in exercises:  # back to the first run's references
-            exercise.references = references[exercise.name]
+            exercise.references = first_references[exercise.name]
         return (setup, *first_run)
     return reduced, namespace, recorded, failed
 

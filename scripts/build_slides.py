@@ -37,7 +37,10 @@ The slide convention (``notebooks/README.md``):
   slide number is; the navigation arrows (shown under the mouse or keyboard focus) stand in one
   column in the slide's right padding, above the slide number. Figures come from the notebooks at twice the pixels JupyterLab shows (``helpers.plots``),
   so an enlarged figure stays sharp; ``tests/test_slides_browser.py`` checks that the smallest
-  text of every figure is at least 18 px on screen.
+  text of every figure is at least 18 px on screen;
+- the deck's template, style sheet and script, and the index page, are files in
+  ``scripts/slides/`` (``deck.html.j2``, ``deck.css``, ``deck.js``, ``index.html``), read at
+  build time; the speaker notes are read and merged by ``scripts/_speaker_notes.py``.
 
 The build is safe to interrupt: it writes into a fresh folder beside ``--out``, checks every copied
 asset against its source (re-copying a damaged one) and only then replaces ``--out``. HTML in
@@ -54,7 +57,6 @@ import re
 import shutil
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import bleach
@@ -73,6 +75,17 @@ from _offline_html import (  # noqa: E402
     notebook_title,
     page_name,
     vendor_assets,
+)
+from _speaker_notes import (  # noqa: E402
+    SubslideNote,
+    _minutes,  # noqa: F401 -- private, read through this module by the tests
+    _section_heading,
+    merge_notes,
+    notes_file,
+    parse_notes,
+    read_notes,
+    read_subslide_notes,
+    subslides,
 )
 from build_translation import edition_of  # noqa: E402
 from tag_slides import SHOW_CODE_TAG, tag_notebook  # noqa: E402
@@ -99,204 +112,6 @@ __all__ = [
     "subslides",
     "main",
 ]
-
-
-# ---------------------------------------------------------------- speaker notes
-
-# "### <cell id> · <label>": the notes of one subslide (see the module docstring)
-_SUBSLIDE = re.compile(r"### (\S+) · (.+)")
-_MINUTES = re.compile(r"\*\*Minutes:\*\* ([1-9][0-9]*)")
-
-
-@dataclass(frozen=True)
-class SubslideNote:
-    """The notes of one subslide: under which ``## `` block of the notes file it stands
-    (``None``: before the first, i.e. the lesson's title slide), the id of the notebook cell
-    that starts the subslide, the label after it (the subslide's ``### `` heading, or words
-    for a person), its text (talking points and ``**Minutes:** N``) and those minutes."""
-
-    section: str | None
-    cell_id: str
-    label: str
-    text: str
-    minutes: int | None
-
-
-def parse_notes(text: str) -> tuple[dict[str, str], dict[str, SubslideNote]]:
-    """A notes file as its ``## `` blocks (heading -> text, the block's own lines: no
-    ``### `` sub-block) and its ``### <cell id> · <label>`` sub-blocks (cell id -> note)."""
-    blocks: dict[str, list[str]] = {}
-    subs: dict[str, tuple[str | None, str, list[str]]] = {}
-    section, target = None, None
-    for line in text.splitlines():
-        if line.startswith("## "):
-            section = line[3:].strip()
-            target = blocks.setdefault(section, [])
-        elif line.startswith("### ") and (match := _SUBSLIDE.fullmatch(line.strip())):
-            target = []
-            subs[match.group(1)] = (section, match.group(2).strip(), target)
-        elif target is not None:
-            target.append(line)
-    subslides = {}
-    for cell_id, (parent, label, lines) in subs.items():
-        body = "\n".join(lines).strip()
-        minutes = _MINUTES.fullmatch(body.splitlines()[-1]) if body else None
-        subslides[cell_id] = SubslideNote(
-            parent, cell_id, label, body, int(minutes.group(1)) if minutes else None
-        )
-    return {heading: "\n".join(lines).strip() for heading, lines in blocks.items()}, subslides
-
-
-def read_notes(path: Path) -> dict[str, str]:
-    """The blocks of a notes file, keyed by their ``## `` heading (text after ``## ``), each
-    without its subslides' ``### `` sub-blocks (:func:`read_subslide_notes`)."""
-    return parse_notes(Path(path).read_text(encoding="utf-8"))[0]
-
-
-def read_subslide_notes(path: Path) -> dict[str, SubslideNote]:
-    """The ``### <cell id> · <label>`` sub-blocks of a notes file, keyed by cell id."""
-    return parse_notes(Path(path).read_text(encoding="utf-8"))[1]
-
-
-def _section_heading(cell) -> str | None:
-    if cell.cell_type != "markdown":
-        return None
-    for line in cell.source.splitlines():
-        if line.strip():
-            return line[3:].strip() if line.startswith("## ") else None
-    return None
-
-
-def subslides(notebook) -> list[tuple[str | None, str, str | None]]:
-    """Every subslide of a tagged notebook, in order: (the ``## `` section it belongs to, or
-    ``None`` before the first section; the id of the cell that starts it; that cell's ``### ``
-    heading, or ``None`` when it opens without one)."""
-    found, section = [], None
-    for cell in notebook.cells:
-        heading = _section_heading(cell)
-        if heading is not None:
-            section = heading
-        if cell.metadata.get("slideshow", {}).get("slide_type") == "subslide":
-            first = next((line for line in cell.source.splitlines() if line.strip()), "")
-            own = first[4:].strip() if first.startswith("### ") else None
-            found.append((section, cell.get("id"), own if cell.cell_type == "markdown" else None))
-    return found
-
-
-def _minutes(block: str) -> int | None:
-    found = _MINUTES.findall(block)
-    return int(found[-1]) if found else None
-
-
-def speaker_note(block: str, subslide_minutes: list[int] | None = None) -> str:
-    """A notes block as the speaker view shows it on the section's first slide: the question
-    for the room, its answers, the misconception and the minutes first (above the fold of a
-    small speaker window), then the talking points; each "**Ask the room:**"-style line is its
-    own paragraph. ``subslide_minutes`` (those of the section's subslides) splits the minutes
-    line into this slide's share and the subslides'."""
-    question_at = block.find("**Ask the room:**")
-    points, question = (
-        (block, "") if question_at < 0 else (block[:question_at], block[question_at:])
-    )
-    total = _minutes(question)
-    if subslide_minutes and total is not None:
-        rest = sum(subslide_minutes)
-        count = len(subslide_minutes)
-        question = question.replace(
-            f"**Minutes:** {total}",
-            f"**Minutes:** {total} for the section: {total - rest} on this slide, {rest} on its "
-            f"{count} subslide{'s' if count > 1 else ''}",
-        )
-    parts = [question.strip(), ("**Points:**\n\n" + points.strip()) if points.strip() else ""]
-    return re.sub(r"\n(?=\*\*)", "\n\n", "\n\n".join(p for p in parts if p))
-
-
-def _question(block: str) -> str:
-    line = next((x for x in block.splitlines() if x.startswith("**Ask the room:**")), "")
-    return line[len("**Ask the room:**") :].strip()
-
-
-def continued_note(
-    section: str | None, block: str | None, note: SubslideNote | None, cell_id: str = ""
-) -> str:
-    """The speaker notes of a subslide, shortest first so that they fit a small speaker window:
-    one short line with how long ("2 of 8 min · continued": this subslide's minutes of its
-    section's; on the title slide's subslides "1 min · opening, before the first section"),
-    then the subslide's own talking points, then the section's name and its question for the
-    room (asked on the section's first slide). Without a sub-block for the subslide: what to
-    add to the notes file instead of the talking points."""
-    own = note.minutes if note is not None else None
-    if section is None:
-        where = (f"{own} min · " if own else "") + "opening, before the first section"
-    else:
-        total = _minutes(block or "")
-        where = (f"{own} of {total} min · " if own and total else "") + "continued"
-        if total and not own:
-            where += f" · section {total} min"
-    parts = [f"*{where}*"]
-    if note is not None:
-        parts.append(re.sub(r"\n*\*\*Minutes:\*\* \S+\s*$", "", note.text).strip())
-    else:
-        parts.append(f"(no notes for this subslide yet: add `### {cell_id} · ...`)")
-    if section is not None:
-        asked = _question(block or "")
-        parts.append(
-            f"*Section: {section}.*"
-            + (f" *Question for the room (first slide):* {asked}" if asked else "")
-        )
-    return "\n\n".join(p for p in parts if p)
-
-
-def _notes_cell(source: str):
-    note = nbformat.v4.new_markdown_cell(source)
-    note.metadata["slideshow"] = {"slide_type": "notes"}
-    return note
-
-
-def merge_notes(
-    notebook, notes: dict[str, str], subslide_notes: dict[str, SubslideNote] | None = None
-) -> list[str]:
-    """Insert each block of ``notes`` as a reveal.js notes cell right after the ``## `` heading
-    cell with the same text (in memory), and on each subslide its own notes from
-    ``subslide_notes`` (keyed by the id of the cell that starts the subslide), headed by the
-    section's name and minutes (:func:`continued_note`), so that no slide of a section shows an
-    empty notes panel; return what matched nothing: headings, then ``### <cell id>`` of
-    sub-blocks naming no subslide of the notebook."""
-    subslide_notes = subslide_notes or {}
-    by_section: dict[str | None, list[int]] = {}
-    for section, cell_id, _ in subslides(notebook):
-        note = subslide_notes.get(cell_id)
-        if note is not None and note.minutes is not None:
-            by_section.setdefault(section, []).append(note.minutes)
-    cells, used, used_subs, current, started = [], set(), set(), None, False
-    for cell in notebook.cells:
-        cells.append(cell)
-        heading = _section_heading(cell)
-        slide_type = cell.metadata.get("slideshow", {}).get("slide_type")
-        if heading is not None or slide_type == "slide":
-            started = started or heading is not None
-            current = heading if heading in notes and heading not in used else None
-            if current is not None:
-                cells.append(_notes_cell(speaker_note(notes[current], by_section.get(current))))
-                used.add(current)
-        elif slide_type == "subslide" and (current is not None or not started):
-            cell_id = cell.get("id", "")
-            note = subslide_notes.get(cell_id)
-            if note is None and current is None:
-                continue  # a title slide's subslide without notes: nothing to say
-            used_subs.add(cell_id)
-            section = current if started else None
-            block = notes.get(current) if current is not None else None
-            cells.append(_notes_cell(continued_note(section, block, note, cell_id)))
-    notebook.cells = cells
-    return [heading for heading in notes if heading not in used] + [
-        f"### {cell_id}" for cell_id in subslide_notes if cell_id not in used_subs
-    ]
-
-
-def notes_file(path: Path) -> Path:
-    """Where the speaker notes of lesson ``NN_x.ipynb`` live: ``lectures/NN_notes.md`` beside it."""
-    return Path(path).parent / "lectures" / f"{Path(path).stem[:2]}_notes.md"
 
 
 # ---------------------------------------------------------------- the deck
@@ -417,125 +232,28 @@ def _label_continued_subslides(notebook) -> None:
     notebook.cells = cells
 
 
-# Sizes are CSS pixels of the 1280x720 slide, which reveal shows at scale 1 in a 720p window.
-_CSS = """
-<style type="text/css">
-:root { --jp-content-font-size1: 24px; --jp-ui-font-size1: 24px; --jp-code-font-size: 18px;
-  --jp-content-line-height: 1.3; --jp-code-line-height: 1.25; --jp-cell-prompt-width: 0px;
-  --jp-cell-collapser-width: 0px; --jp-cell-padding: 0px; }
-.reveal { font-size: 24px; }
-.reveal .slides section { padding: 8px 36px 4px 36px; box-sizing: border-box; }
-/* a vertical stack only holds its subslides: its own padding would push them 36 px right,
-   their right padding off the screen and their text to the window's edge */
-.reveal .slides section.stack { padding: 0; }
-.reveal .slides > section, .reveal .slides > section > section { height: auto; }
-.reveal h1, .reveal h2, .reveal h3 { text-transform: none; }
-.reveal h1 { font-size: 42px; margin: 0 0 10px 0; }
-.reveal h2 { font-size: 34px; margin: 0 0 8px 0; }
-.reveal h3 { font-size: 28px; margin: 0 0 6px 0; }
-.reveal p, .reveal li { font-size: 24px; line-height: 1.3; margin: 0 0 8px 0; }
-.reveal li { margin: 0 0 2px 0; }
-.reveal ul, .reveal ol { margin: 0 0 8px 1.2em; }
-.reveal .jp-RenderedMarkdown table { font-size: 24px; margin: 6px 0; }
-.reveal .jp-RenderedMarkdown td, .reveal .jp-RenderedMarkdown th { padding: 2px 10px; }
-.reveal .jp-InputPrompt, .reveal .jp-OutputPrompt, .reveal .jp-InputCollapser,
-.reveal .jp-OutputCollapser { display: none; }
-.reveal .jp-Cell { padding: 0; margin: 0; }
-.reveal .jp-RenderedMarkdown, .reveal .jp-InputArea, .reveal .jp-Cell-inputWrapper,
-.reveal .jp-OutputArea, .reveal .jp-Cell-outputWrapper { overflow: visible; }
-.reveal .jp-OutputArea-output { margin: 2px 0; padding-left: 0; }
-.reveal pre, .reveal .jp-OutputArea-output pre, .reveal div.highlight > pre {
-  font-size: 18px; line-height: 1.25; padding: 2px 4px; margin: 0; box-shadow: none;
-  width: 100% !important; max-width: none; box-sizing: border-box;
-  /* a line wraps at spaces only, never inside a word: text tables keep their columns */
-  white-space: pre-wrap; word-break: normal; overflow-wrap: normal; overflow: visible; }
-.reveal .jp-OutputArea-output img { display: block; max-width: 100%; height: auto;
-  margin: 4px auto; }
-.reveal .jp-RenderedImage { text-align: center; }
-/* the slide number: white on near-black, 15.9:1 (WCAG AA asks 4.5:1; reveal's own is 3.1:1) */
-.reveal .slide-number { font-size: 16px; color: #ffffff; background-color: #222222; }
-/* the arrows show only under the mouse or keyboard focus, in one column in the slide's right
-   padding (36 px, where no text or figure goes) above the slide number; figures end above a
-   band of BAND px (see fitSlide), so the slide number covers none */
-.reveal .controls { opacity: 0; transition: opacity 0.2s; font-size: 7px; bottom: 38px;
-  right: 4px; }
-.reveal .controls:hover, .reveal .controls:focus-within { opacity: 1; }
-.reveal .controls .navigate-up { right: 0; bottom: 10.8em; }
-.reveal .controls .navigate-left { right: 0; bottom: 7.2em; }
-.reveal .controls .navigate-right { right: 0; bottom: 3.6em; }
-.reveal .controls .navigate-down { right: 0; bottom: 0; padding-bottom: 0; }
-.reveal .slide-number { bottom: 6px; }
-.reveal aside.notes { display: none; }
-/* the slides above the slide backgrounds (z-index 2) for axe-core too: it ranks reveal's
-   z-index 1 below them, so it found no text's background and checked no contrast on a slide */
-.reveal .slides { z-index: 3; }
-/* a link in a sentence is underlined, not told apart by its colour alone (WCAG 1.4.1) */
-.reveal .jp-RenderedMarkdown a { text-decoration: underline; }
-/* shown code: JupyterLab's syntax colours below 4.5:1 on the code's #f5f5f5 made darker, same hue */
-:root { --jp-mirror-editor-comment-color: #3b7777; --jp-mirror-editor-number-color: #007700;
-  --jp-mirror-editor-quote-color: #007700; --jp-mirror-editor-operator-color: #9020e0;
-  --jp-mirror-editor-meta-color: #9020e0; --jp-mirror-editor-variable-3-color: #007552;
-  --jp-mirror-editor-atom-color: #5c5cd6; --jp-mirror-editor-bracket-color: #6e6e4f;
-  --jp-mirror-editor-error-color: #d00000; --jp-mirror-editor-hr-color: #6b6b6b; }
-</style>
-"""
+# The deck's template, style sheet and script are files in scripts/slides/, read at build time.
+SLIDES = Path(__file__).resolve().parent / "slides"
+_CSS_HERE = "{# deck.css #}"  # where deck.html.j2 takes deck.css
+_JS_HERE = "{# deck.js #}"  # and deck.js
+_DECKS_HERE = "<!-- the decks: one <li> a deck, written by scripts/build_slides.py -->"
 
-# Sizes the figures of the slide on screen to the space it has: each as wide as the slide's text,
-# then all shrunk by one factor until the slide ends above the bottom band (the slide number's).
-# Figures carry twice the pixels they are shown with in JupyterLab, so a slide shows them sharp.
-# MathJax typesets hidden slides with zero size, so the visible one is typeset again first.
-_JS = """
-<script>
-Reveal.initialize({controls: true, progress: true, history: true, center: false,
-  transition: "none", slideNumber: "c/t", width: %(width)d, height: %(height)d,
-  margin: 0, minScale: 0.2, maxScale: 2.0, plugins: [RevealNotes]});
-var BAND = %(band)d;  // px at the bottom of a slide with figures: the slide number's
-function fitSlide(slide) {
-  var scale = Reveal.getScale();
-  var images = Array.prototype.slice.call(slide.querySelectorAll('.jp-OutputArea-output img'));
-  if (!images.length) return;
-  images.forEach(function (img) {  // sized again once a picture is decoded
-    if (!img.complete) img.addEventListener('load', function () { fitSlide(slide); },
-      {once: true}); });
-  var limit = Reveal.getConfig().height - BAND;
-  var width = function (img) { return img.getBoundingClientRect().width / scale; };
-  var height = function (img) { return img.getBoundingClientRect().height / scale; };
-  images.forEach(function (img) { img.style.width = '100%%'; });
-  for (var round = 0; round < 4 && slide.scrollHeight > limit; round++) {
-    var total = images.map(height).reduce(function (a, b) { return a + b; }, 0);
-    var factor = Math.max(0.05, (total - (slide.scrollHeight - limit) - 1) / total);
-    images.forEach(function (img) {
-      img.style.width = Math.floor(width(img) * factor) + 'px'; });
-  }
-}
-function showSlide(slide) {
-  if (!slide) return;
-  fitSlide(slide);  // at once, and again once the slide's formulas are typeset
-  if (window.MathJax && MathJax.Hub) {
-    MathJax.Hub.Queue(['Rerender', MathJax.Hub, slide], [fitSlide, slide]);
-  } else { fitSlide(slide); }
-}
-Reveal.on('ready', function (event) { showSlide(event.currentSlide); });
-Reveal.on('slidechanged', function (event) { showSlide(event.currentSlide); });
-</script>
-"""
 
-_TEMPLATE = (  # after the course's offline head (_offline_html.course_template)
-    "{% block html_head_css %}" + _CSS + "{% endblock html_head_css %}\n"
-    "{% block input_group %}{% if not cell.metadata.slide_hide_code %}{{ super() }}{% endif %}"
-    "{% endblock input_group %}\n"
-    # a figure's text alternative, metadata.alt of its cell (nbconvert's lab template has none)
-    "{% block data_png scoped %}"
-    '<div class="jp-RenderedImage jp-OutputArea-output {{ extra_class }}">'
-    "<img src=\"data:image/png;base64,{{ output.data['image/png'] | escape_html }}\""
-    '{% if cell.metadata.alt %} alt="{{ cell.metadata.alt | escape_html }}"{% endif %}>'
-    "</div>{% endblock data_png %}\n"
-    "{% block footer_js %}\n"
-    '<script src="{{ resources.reveal.url_prefix }}/dist/reveal.js"></script>\n'
-    '<script src="{{ resources.reveal.url_prefix }}/plugin/notes/notes.js"></script>\n'
-    + _JS % {"width": WIDTH, "height": HEIGHT, "band": BAND}
-    + "{% endblock footer_js %}\n"
-)
+def deck_template() -> str:
+    """The Jinja blocks of a deck (after the course's offline head): ``slides/deck.html.j2``
+    without its opening comment, with ``slides/deck.css`` and ``slides/deck.js`` put in (the
+    script's slide size and bottom band filled in from ``WIDTH``, ``HEIGHT`` and ``BAND``)."""
+    template = (SLIDES / "deck.html.j2").read_text(encoding="utf-8")
+    template = template.split("-#}\n", 1)[1]  # the file's own comment, for its readers only
+    if template.count(_CSS_HERE) != 1 or template.count(_JS_HERE) != 1:
+        raise ValueError(f"{SLIDES / 'deck.html.j2'} must name {_CSS_HERE} and {_JS_HERE} once")
+    script = (SLIDES / "deck.js").read_text(encoding="utf-8")
+    for name, value in {"width": WIDTH, "height": HEIGHT, "band": BAND}.items():
+        script = script.replace("{{ " + name + " }}", str(value))
+    if "{{" in script:
+        raise ValueError(f"{SLIDES / 'deck.js'} has a placeholder left unfilled")
+    css = (SLIDES / "deck.css").read_text(encoding="utf-8")
+    return template.replace(_CSS_HERE, css).replace(_JS_HERE, script)
 
 
 # What sanitised HTML may keep: the markup markdown produces, and no script, style, frame, form,
@@ -566,7 +284,7 @@ def _exporter() -> SlidesExporter:
     exporter = SlidesExporter(
         template_name="reveal",
         template_file="course_deck.html.j2",
-        extra_loaders=[course_template("course_deck.html.j2", _TEMPLATE)],
+        extra_loaders=[course_template("course_deck.html.j2", deck_template())],
     )
     exporter.sanitize_html = True  # markdown and HTML outputs go through clean_html; no JS output
     exporter.register_filter("clean_html", clean_html)
@@ -623,26 +341,12 @@ def _lessons_folder(notebooks: list[Path], root: Path) -> Path:
 
 
 def _index_page(decks: list[tuple[str, str, str]]) -> str:
+    """The decks' index page: ``slides/index.html`` with one link a deck."""
     rows = "\n".join(
         f'<li><a href="{html.escape(href)}" lang="{lang}">{html.escape(title)}</a></li>'
         for title, href, lang in decks
     )
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8" />
-<title>Position in Transformers: lecture slides</title>
-<style>body {{ font-family: sans-serif; max-width: 820px; margin: 2em auto; line-height: 1.5; }}
-li {{ margin: 0.3em 0; }} kbd {{ border: 1px solid #999; border-radius: 3px; padding: 0 4px; }}</style>
-</head><body>
-<h1>Position in Transformers: lecture slides</h1>
-<p>One deck per notebook, built from its cells and committed outputs: code is hidden unless the
-code is the point; figures and printed checks stay. Keys: <kbd>Space</kbd> next, <kbd>S</kbd>
-speaker view (with the lecturer's notes), <kbd>F</kbd> full screen, <kbd>Esc</kbd> overview. To
-run the code live, open the notebook in JupyterLab and start a RISE slideshow (see the README).</p>
-<ul>
-{rows}
-</ul>
-</body></html>
-"""
+    return (SLIDES / "index.html").read_text(encoding="utf-8").replace(_DECKS_HERE, rows)
 
 
 def build_slides(notebooks: list[Path], out_dir: Path, root: Path = ROOT) -> list[Path]:

@@ -1,4 +1,5 @@
-"""Give every cell of the course notebooks its slide type, for RISE and the reveal.js slides.
+"""Give the course notebooks their slide metadata: every cell its slide type, for RISE and the
+reveal.js slides, and every lesson the live-slide settings of RISE.
 
 Usage::
 
@@ -21,6 +22,23 @@ on the offline slides, where code is hidden by default (see ``notebooks/README.m
 ``python scripts/tag_slides.py --authored`` lists every authored choice by cell id, so that it can
 be re-applied to another copy of the notebooks with ``--apply FILE``.
 
+Live slides (notebook metadata ``rise``, on the lessons; the worked solutions are not
+presented): jupyterlab-rise (the live slideshow, ``Alt+R`` in JupyterLab) merges its settings
+from its defaults, the user's JupyterLab settings and then the notebook's top-level
+``metadata.rise``. The course sets there (:data:`RISE_SETTINGS`; other keys an author added are
+kept):
+
+- ``theme: "white"``: reveal.js's white theme, whose fonts ship with the extension; the default
+  ``"simple"`` theme imports Lato and News Cycle from ``fonts.googleapis.com`` (an offline
+  classroom logs the failed requests);
+- ``scroll: true``: a slide taller than the window scrolls, so a long output can be reached;
+- ``start_slideshow_at: "beginning"``: the slideshow opens on the title slide, not on the cell
+  that happens to be selected (after running the set-up cell that is the first section);
+- ``transition: "none"``: no sliding animation on a projector.
+
+Font sizes are in ``notebooks/rise.css`` (jupyterlab-rise loads ``rise.css`` from the notebook's
+folder).
+
 The script is idempotent and touches nothing but that metadata: sources, outputs, execution
 counts and every other key stay as they are, and a notebook that already follows the rules is
 not rewritten at all.
@@ -41,11 +59,19 @@ from _course import ROOT, course_notebooks  # noqa: E402
 
 KEPT_BY_AUTHOR = ("subslide", "fragment", "skip", "notes")  # choices the rules keep
 SHOW_CODE_TAG = "slide-show-code"  # a code cell whose code is shown on the offline slides
+RISE_SETTINGS = {
+    "theme": "white",
+    "scroll": True,
+    "start_slideshow_at": "beginning",
+    "transition": "none",
+}
 
 __all__ = [
+    "RISE_SETTINGS",
     "SHOW_CODE_TAG",
     "apply_authored",
     "authored_choices",
+    "configure_rise",
     "slide_type_for",
     "tag_notebook",
     "main",
@@ -130,6 +156,22 @@ def apply_authored(notebook, choices: dict[str, dict]) -> list[str]:
     return [cell_id for cell_id in choices if cell_id not in cells]
 
 
+def configure_rise(notebook) -> bool:
+    """Set the course's ``metadata.rise`` keys (others an author added are kept); True if changed."""
+    metadata = notebook.setdefault("metadata", {})
+    current = metadata.get("rise")
+    wanted = {**(current or {}), **RISE_SETTINGS}
+    if current == wanted:
+        return False
+    metadata["rise"] = wanted
+    return True
+
+
+def _is_lesson(path: Path) -> bool:
+    """A lesson is presented live; a worked solution (``notebooks/solutions/``) is not."""
+    return path.parent.name != "solutions"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: every notebook")
@@ -171,12 +213,17 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name}: no cell with id {missing}; those choices are not applied")
         tag_notebook(notebook)
         changed = sum(old != new for old, new in zip(before.cells, notebook.cells, strict=True))
-        if changed:
+        rise = _is_lesson(path) and configure_rise(notebook)
+        if changed or rise:
             untagged.append(str(name))
             if not args.check:
                 nbformat.write(notebook, path)
-        verb = "would change" if args.check else "changed"
-        print(f"{name}: {verb} {changed} cell(s)" if changed else f"{name}: already tagged")
+        done = []
+        if changed:
+            done.append(f"{'would change' if args.check else 'changed'} {changed} cell(s)")
+        if rise:
+            done.append(f"{'would set' if args.check else 'set'} metadata.rise")
+        print(f"{name}: {', '.join(done) or 'already tagged'}")
     if args.check and untagged:
         print("not tagged: " + ", ".join(untagged) + " (run scripts/tag_slides.py)")
         return 1

@@ -1,37 +1,49 @@
-"""Time the course: each notebook's execution, their total, and the unit tests; keep the run
-times stated in the README course map and in each notebook's header in step with one measurement.
+"""Time the course: each notebook's run time and study time, their total, and the unit tests;
+keep the numbers the course states in the course manifest, from one measurement.
 
 Usage::
 
     python scripts/time_notebooks.py                       # every notebook, then `pytest tests -q`
     python scripts/time_notebooks.py notebooks/0[01]_*.ipynb --no-tests
-    python scripts/time_notebooks.py --write --no-tests    # measure, then write README + headers
+    python scripts/time_notebooks.py --write --no-tests    # measure, then write the manifest
     python scripts/time_notebooks.py --check --no-tests    # measure, fail if the stated times are off
     python scripts/time_notebooks.py --suite --markdown    # also the README's whole `pytest`
     python scripts/time_notebooks.py --study               # study times of every lesson (no run)
-    python scripts/time_notebooks.py --study --write-study # ... written into README + headers
+    python scripts/time_notebooks.py --study --write-study # ... written into the manifest
 
-Notebooks run as ``scripts/execute_notebooks.py --check-only`` runs them (fresh kernel, top to
-bottom, nothing executed is written). For each notebook the script prints the wall-clock time and
-the CPU time of its kernel; on a shared machine the CPU time is the steadier of the two.
+**Run times.** Notebooks run as ``scripts/execute_notebooks.py --check-only`` runs them (fresh
+kernel, top to bottom, nothing executed is written). For each notebook the script prints the
+wall-clock time and the CPU time of its kernel; on a shared machine the CPU time is the steadier
+of the two. ``--write`` rounds each measurement up (:func:`round_up`) and writes it into the
+course manifest (``notebooks/course.toml``: ``run_s``, or ``solutions_run_s`` for worked
+solutions), then regenerates what states it (``scripts/course.py --write``: the README course
+map, the notebook's header line ``**Estimated run time:** about N s on a laptop CPU...``, the
+lecture plan); a lesson's study time is written with it (it needs no run, and a new lesson has
+none yet). ``--check`` fails when a measurement is not within ``--tolerance`` of what the
+manifest states. ``--clock cpu`` uses the kernel's CPU time instead of the wall clock (for a busy
+machine). Timings depend on the machine and its load: write them on an otherwise idle machine.
+A notebook that the manifest does not list (one outside the repository) gets its header line
+written directly.
 
-Where a run time is stated (one measurement, two places):
+**Study times** (``--study``; issue 27) depend only on the notebooks' content: nothing is
+executed. The rule: prose is read at 120 words per minute, code at 8 lines per minute (reading
+it and running it), and each exercise takes 10 minutes. A lesson's cells fall into three parts:
 
-- the notebook's first cell, the line ``**Estimated run time:** about N s on a laptop CPU...``
-  (anything after "CPU", such as "(it trains 12 small models)", is kept);
-- for the lessons, the last column of the README course map, ``about N s``.
+- **core**: everything up to the summary and the summary itself: the lesson proper;
+- **exercises**: from a ``## Exercises`` (or ``### Exercises``) heading on; each exercise is a
+  line opening with ``**N.`` or ``N. **`` there and counts ``MINUTES_PER_EXERCISE`` minutes
+  (its prose and stub code are part of those minutes, not counted again);
+- **optional**: from a ``## Going deeper`` heading on: digressions kept for the curious, counted
+  apart from the core.
 
-``--write`` rounds each measurement up (:func:`round_up`) and writes both places; ``--check``
-fails when the two places disagree or a measurement is not within ``--tolerance`` of what they
-state. ``--clock cpu`` uses the kernel's CPU time instead of the wall clock (for a busy machine).
-Timings depend on the machine and its load: write them on an otherwise idle machine.
+A part runs until the next ``##`` heading that opens another part (or the ``**Next:**`` link,
+which is core). The ``**Study time:**`` line itself is not counted, so writing it changes
+nothing. Words are whitespace-separated tokens of markdown cells (a formula counts by its
+tokens: slower to read than prose, and the rule stays simple); code lines are the non-blank
+lines of code cells. Stated times are rounded up to 5 minutes (:func:`round_minutes`).
+``--write-study`` writes them into the manifest (``study_min``, ``exercises``) and regenerates
+the README course map's study-time column and each lesson's ``**Study time:**`` line.
 
-Study times (``--study``, rule in ``scripts/study_time.py``: prose at 120 words per minute, code
-at 8 lines per minute, 10 minutes per exercise, an optional "Going deeper" part counted apart)
-depend only on the notebooks' content: nothing is executed. ``--write-study`` writes them into
-the first cell of each notebook (a ``**Study time:** ...`` line just before the run-time line)
-and, for lessons, into the course map's study-time column (the one before the run time); it
-leaves every run time as it is.
 ``--markdown`` prints a table of the measured times. Exits non-zero if a notebook, a test run or
 a check fails.
 """
@@ -46,25 +58,18 @@ import resource
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _course import ROOT, course_notebooks, lesson_notebooks  # noqa: E402
+import course  # noqa: E402
+from _course import MANIFEST, ROOT, course_notebooks, lesson_notebooks, lessons  # noqa: E402
+from course import RUN_LINE_RE, STUDY_LINE_RE  # noqa: E402
 from execute_notebooks import execute  # noqa: E402
-from study_time import STUDY_LINE_RE, study_time  # noqa: E402
 
-README = ROOT / "README.md"
-
-# "**Estimated run time:** about 50 s on a laptop CPU." (group 2: the seconds)
-HEADER_RE = re.compile(r"(\*\*Estimated run time:\*\* about )(\d+)( s on a laptop CPU)")
-# a course-map row: "| 10 | [mini_transformer](notebooks/10_mini_transformer.ipynb) | ... | about 50 s |"
-ROW_RE = re.compile(
-    r"^(\| \d\d \| \[[^\]]*\]\(notebooks/(?P<file>\d\d_\w+\.ipynb)\) \|.*\| )(?P<time>[^|]*?)( \|)$",
-    re.MULTILINE,
-)
-README_TIME_RE = re.compile(r"about (\d+) s")
+# ---------------------------------------------------------------------------- run times
 
 
 def shown(path: Path) -> str:
@@ -88,7 +93,7 @@ def header_seconds(notebook: nbformat.NotebookNode) -> int | None:
     """The run time stated in the notebook's first cell, or None if it states none."""
     if not notebook.cells:
         return None
-    match = HEADER_RE.search(notebook.cells[0].source)
+    match = RUN_LINE_RE.search(notebook.cells[0].source)
     return int(match.group(2)) if match else None
 
 
@@ -97,102 +102,246 @@ def set_header_seconds(notebook: nbformat.NotebookNode, seconds: int) -> None:
     if header_seconds(notebook) is None:
         raise ValueError("the first cell has no '**Estimated run time:** about N s' line")
     cell = notebook.cells[0]
-    cell.source = HEADER_RE.sub(lambda m: f"{m.group(1)}{seconds}{m.group(3)}", cell.source, 1)
+    cell.source = RUN_LINE_RE.sub(lambda m: f"{m.group(1)}{seconds}{m.group(3)}", cell.source, 1)
 
 
-def readme_seconds(readme: str) -> dict[str, int | None]:
-    """Course-map rows of the README: notebook file name -> stated seconds (None: unreadable)."""
-    times: dict[str, int | None] = {}
-    for row in ROW_RE.finditer(readme):
-        match = README_TIME_RE.fullmatch(row.group("time").strip())
-        times[row.group("file")] = int(match.group(1)) if match else None
-    return times
+def manifest_key(path: Path, root: Path = ROOT) -> tuple[str, str] | None:
+    """``(stem, "run_s")`` for a lesson of the manifest at ``root``, ``(stem, "solutions_run_s")``
+    for its worked solutions, None for a notebook the manifest does not list."""
+    path = Path(path).resolve()
+    notebooks = (Path(root) / "notebooks").resolve()
+    for lesson in lessons(root):
+        if path == (notebooks / lesson.file):
+            return lesson.stem, "run_s"
+        if lesson.solutions and path == (notebooks / "solutions" / lesson.file):
+            return lesson.stem, "solutions_run_s"
+    return None
 
 
-def set_readme_seconds(readme: str, file_name: str, seconds: int) -> str:
-    """``readme`` with the run time of ``file_name``'s course-map row set to ``about N s``."""
-    count = 0
-
-    def replace(row: re.Match) -> str:
-        nonlocal count
-        if row.group("file") != file_name:
-            return row.group(0)
-        count += 1
-        return f"{row.group(1)}about {seconds} s{row.group(4)}"
-
-    result = ROW_RE.sub(replace, readme)
-    if count != 1:
-        raise ValueError(f"the README course map has {count} rows for {file_name}, expected 1")
-    return result
+def _toml_value(value) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(str(v) for v in value) + "]"
+    return str(value)
 
 
-def set_header_study(notebook: nbformat.NotebookNode, line: str) -> None:
-    """Put the study-time ``line`` into the first cell: replace the one there, else insert it as
-    its own paragraph just before the run-time line (ValueError if there is neither)."""
-    cell = notebook.cells[0] if notebook.cells else None
-    if cell is not None and STUDY_LINE_RE.search(cell.source):
-        cell.source = STUDY_LINE_RE.sub(lambda _: line, cell.source, 1)
-        return
-    if cell is None or header_seconds(notebook) is None:
-        raise ValueError("the first cell has no '**Estimated run time:** about N s' line")
-    start = HEADER_RE.search(cell.source).start()
-    cell.source = f"{cell.source[:start]}{line}\n\n{cell.source[start:]}"
+def set_manifest_values(text: str, stem: str, values: dict) -> str:
+    """The manifest ``text`` with the keys of ``values`` set in the ``[[lessons]]`` table of
+    ``stem`` (each key's line replaced, or added at the end of the table); the rest, comments
+    included, kept as it is. ValueError if no table has that stem."""
+    tables = re.split(r"(?m)^(?=\[\[lessons\]\])", text)
+    found = [i for i, t in enumerate(tables) if re.search(rf'(?m)^stem = "{re.escape(stem)}"$', t)]
+    if len(found) != 1:
+        raise ValueError(
+            f"{MANIFEST}: {len(found)} [[lessons]] tables with stem {stem!r}, expected 1"
+        )
+    table = tables[found[0]]
+    for key, value in values.items():
+        line = f"{key} = {_toml_value(value)}"
+        table, count = re.subn(rf"(?m)^{key} = .*$", line, table)
+        if not count:
+            body = table.rstrip("\n")
+            table = f"{body}\n{line}\n" + table[len(body) + 1 :]
+    tables[found[0]] = table
+    return "".join(tables)
 
 
-def _cells(row: str) -> list[str]:
-    return row.strip()[1:-1].split("|")
+def update_manifest(values: dict[str, dict], root: Path = ROOT) -> None:
+    """Set ``{stem: {key: value}}`` in the manifest at ``root``, then regenerate what states
+    them (``scripts/course.py --write``); RuntimeError naming what could not be written."""
+    path = Path(root) / MANIFEST
+    text = path.read_text(encoding="utf-8")
+    for stem, keys in values.items():
+        text = set_manifest_values(text, stem, keys)
+    path.write_text(text, encoding="utf-8")
+    problems = course.write(root)
+    if problems:
+        raise RuntimeError("scripts/course.py --write: " + "; ".join(problems))
 
 
-def set_readme_study(readme: str, file_name: str, text: str) -> str:
-    """``readme`` with ``file_name``'s course-map cell under the header "study time ..." set to
-    ``text``; a row one cell short of the header (written before the column existed) gets the
-    cell inserted there. ValueError if the course map has no study-time column."""
-    header = re.search(r"^\| # \| notebook \|.*\|$", readme, re.MULTILINE)
-    columns = [c.strip().lower() for c in _cells(header.group(0))] if header else []
-    where = [i for i, c in enumerate(columns) if c.startswith("study time")]
-    if not where:
-        raise ValueError("the README course map has no 'study time' column")
-    count = 0
-
-    def replace(row: re.Match) -> str:
-        nonlocal count
-        if row.group("file") != file_name:
-            return row.group(0)
-        count += 1
-        cells = _cells(row.group(0))
-        if len(cells) == len(columns) - 1:
-            cells.insert(where[0], "")
-        elif len(cells) != len(columns):
-            raise ValueError(f"the course-map row of {file_name} has {len(cells)} cells")
-        cells[where[0]] = f" {text} "
-        return f"|{'|'.join(cells)}|"
-
-    result = ROW_RE.sub(replace, readme)
-    if count != 1:
-        raise ValueError(f"the README course map has {count} rows for {file_name}, expected 1")
-    return result
+def stated_seconds(path: Path, root: Path = ROOT) -> int | None:
+    """The run time the course states for ``path``: the manifest's, or (a notebook it does not
+    list) the notebook header's."""
+    key = manifest_key(path, root)
+    if key is None:
+        return header_seconds(nbformat.read(path, as_version=4))
+    lesson = next(x for x in lessons(root) if x.stem == key[0])
+    return getattr(lesson, key[1])
 
 
-def write_study_times(
-    paths: list[Path], readme_path: Path = README, root: Path = ROOT
-) -> dict[Path, str]:
-    """Write each notebook's study time into its header and, for lessons of the repository at
-    ``root``, into the README course map; return the README cell written for each path."""
-    readme = readme_path.read_text(encoding="utf-8") if readme_path.exists() else ""
-    written = {}
-    for path in paths:
-        notebook = nbformat.read(path, as_version=4)
-        times = study_time(notebook)
-        before = nbformat.writes(notebook)
-        set_header_study(notebook, times.header_line())
-        if nbformat.writes(notebook) != before:
+def write_times(measured: dict[Path, float], root: Path = ROOT) -> None:
+    """Write each rounded measurement into the manifest at ``root``, with each lesson's study
+    time (then regenerate the README and the headers), or into the header of a notebook the
+    manifest does not list."""
+    values: dict[str, dict] = {}
+    for path, seconds in measured.items():
+        key = manifest_key(path, root)
+        if key is None:
+            notebook = nbformat.read(path, as_version=4)
+            set_header_seconds(notebook, round_up(seconds))
             nbformat.write(notebook, path)
-        written[path] = times.readme_cell()
-        if in_course_map(path, root):
-            readme = set_readme_study(readme, path.name, written[path])
-    if readme:
-        readme_path.write_text(readme, encoding="utf-8")
+        else:
+            values.setdefault(key[0], {})[key[1]] = round_up(seconds)
+            if key[1] == "run_s":  # its study time too: it needs no run, and a new lesson has none
+                times = study_time(nbformat.read(path, as_version=4))
+                values[key[0]].update(study_min=times.stated(), exercises=times.exercises)
+    if values:
+        update_manifest(values, root)
+
+
+def check_times(measured: dict[Path, float], tolerance: float, root: Path = ROOT) -> list[str]:
+    """Measurements more than ``tolerance`` (a fraction) away from the stated time (a second of
+    slack for the short ones), and notebooks without a stated time."""
+    problems = []
+    for path, seconds in measured.items():
+        stated = stated_seconds(path, root)
+        if stated is None:
+            problems.append(f"{shown(path)}: no run time stated (manifest or header)")
+        elif abs(seconds - stated) > tolerance * stated + 1:
+            problems.append(f"{shown(path)}: measured {seconds:.1f} s, the course says {stated} s")
+    return problems
+
+
+# ---------------------------------------------------------------------------- study times
+
+WORDS_PER_MINUTE = 120
+CODE_LINES_PER_MINUTE = 8
+MINUTES_PER_EXERCISE = 10
+
+CORE, EXERCISES, OPTIONAL = "core", "exercises", "optional"
+
+_HEADING_RE = re.compile(r"^(#{2,3}) (.*)$")
+_EXERCISE_RE = re.compile(r"^(\*\*\d+\.|\d+\. \*\*)")
+
+
+def round_minutes(minutes: float) -> int:
+    """A stated study time: ``minutes`` rounded up to a multiple of 5 (at least 5)."""
+    if minutes < 0 or not math.isfinite(minutes):
+        raise ValueError(f"minutes must be a finite number >= 0, got {minutes!r}")
+    return max(5, 5 * math.ceil(minutes / 5 - 1e-9))
+
+
+def _part_opened_by(source: str, current: str) -> str:
+    """The part a markdown cell opens (its first heading), or ``current`` if it opens none."""
+    if source.lstrip().startswith("**Next:**"):
+        return CORE
+    for line in source.splitlines():
+        match = _HEADING_RE.match(line)
+        if not match:
+            continue
+        level, title = match.group(1), match.group(2).strip().lower()
+        if title.startswith("exercises"):
+            return EXERCISES
+        if level == "##" and title.startswith("going deeper"):
+            return OPTIONAL
+        if level == "##" and current != OPTIONAL:
+            return CORE
+        return current
+    return current
+
+
+def cell_parts(notebook) -> list[str]:
+    """The part of every cell, in order: ``"core"``, ``"exercises"`` or ``"optional"``."""
+    parts, current = [], CORE
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            current = _part_opened_by(cell.source, current)
+        parts.append(current)
+    return parts
+
+
+@dataclass(frozen=True)
+class StudyTime:
+    """What a notebook holds, by part, and the minutes the rule gives it."""
+
+    words: int  # prose words of the core
+    code_lines: int  # non-blank code lines of the core
+    exercises: int  # number of exercises
+    optional_words: int
+    optional_code_lines: int
+
+    @property
+    def core_minutes(self) -> float:
+        """Minutes to read and run the lesson proper."""
+        return self.words / WORDS_PER_MINUTE + self.code_lines / CODE_LINES_PER_MINUTE
+
+    @property
+    def exercise_minutes(self) -> float:
+        return float(self.exercises * MINUTES_PER_EXERCISE)
+
+    @property
+    def optional_minutes(self) -> float:
+        """Minutes for the optional "Going deeper" part (0 when there is none)."""
+        return (
+            self.optional_words / WORDS_PER_MINUTE
+            + self.optional_code_lines / CODE_LINES_PER_MINUTE
+        )
+
+    def stated(self) -> list[int]:
+        """The manifest's ``study_min``: [read and run, with the exercises, optional part (0:
+        none)], each rounded up by :func:`round_minutes`."""
+        optional = self.optional_words or self.optional_code_lines
+        return [
+            round_minutes(self.core_minutes),
+            round_minutes(self.core_minutes + self.exercise_minutes),
+            round_minutes(self.optional_minutes) if optional else 0,
+        ]
+
+
+def study_time(notebook) -> StudyTime:
+    """Count a notebook's core prose and code, its exercises and its optional part."""
+    counts = {CORE: [0, 0], OPTIONAL: [0, 0]}
+    exercises = 0
+    for cell, part in zip(notebook.cells, cell_parts(notebook), strict=True):
+        if part == EXERCISES:
+            if cell.cell_type == "markdown":
+                exercises += sum(
+                    bool(_EXERCISE_RE.match(line.lstrip())) for line in cell.source.splitlines()
+                )
+            continue
+        if cell.cell_type == "markdown":
+            prose = [line for line in cell.source.splitlines() if not STUDY_LINE_RE.match(line)]
+            counts[part][0] += len(" ".join(prose).split())
+        elif cell.cell_type == "code":
+            counts[part][1] += sum(1 for line in cell.source.splitlines() if line.strip())
+    return StudyTime(
+        words=counts[CORE][0],
+        code_lines=counts[CORE][1],
+        exercises=exercises,
+        optional_words=counts[OPTIONAL][0],
+        optional_code_lines=counts[OPTIONAL][1],
+    )
+
+
+def write_study_times(paths: list[Path], root: Path = ROOT) -> dict[Path, list[int]]:
+    """Write each lesson's study time into the manifest at ``root`` (``study_min``,
+    ``exercises``), then regenerate the README course map and the lessons' headers; return the
+    minutes written for each path. ValueError for a notebook the manifest does not list as a
+    lesson."""
+    values, written = {}, {}
+    for path in paths:
+        key = manifest_key(path, root)
+        if key is None or key[1] != "run_s":
+            raise ValueError(f"{shown(path)}: not a lesson of {MANIFEST}")
+        times = study_time(nbformat.read(path, as_version=4))
+        written[path] = times.stated()
+        values[key[0]] = {"study_min": times.stated(), "exercises": times.exercises}
+    update_manifest(values, root)
     return written
+
+
+def study_problems(root: Path = ROOT) -> list[str]:
+    """Lessons whose study time in the manifest is not the one their content gives."""
+    problems = []
+    for lesson in lessons(root):
+        times = study_time(nbformat.read(lesson.path(root), as_version=4))
+        stated = (list(lesson.study_min or []), lesson.exercises)
+        if stated != (times.stated(), times.exercises):
+            problems.append(
+                f"{lesson.file}: the manifest says {stated[0]} min, {stated[1]} exercises; its "
+                f"content gives {times.stated()} min, {times.exercises} exercises "
+                "(python scripts/time_notebooks.py --study --write-study)"
+            )
+    return problems
 
 
 def print_study_times(paths: list[Path]) -> None:
@@ -207,57 +356,7 @@ def print_study_times(paths: list[Path]) -> None:
         )
 
 
-def in_course_map(path: Path, root: Path = ROOT) -> bool:
-    """Whether ``path`` is a lesson (``notebooks/NN_*.ipynb``) of the repository at ``root``."""
-    return path.resolve().parent == (root / "notebooks").resolve()
-
-
-def disagreements(paths: list[Path], readme: str, root: Path = ROOT) -> list[str]:
-    """Where the README course map and the notebooks' headers disagree (empty: they agree)."""
-    table = readme_seconds(readme)
-    problems = []
-    for path in paths:
-        stated = header_seconds(nbformat.read(path, as_version=4))
-        if stated is None:
-            problems.append(f"{shown(path)}: no '**Estimated run time:** about N s' in cell 0")
-        if not in_course_map(path, root):
-            continue
-        if path.name not in table:
-            problems.append(f"README course map: no row for {path.name}")
-        elif table[path.name] != stated:
-            problems.append(
-                f"{path.name}: README says {table[path.name]} s, the notebook's header {stated} s"
-            )
-    return problems
-
-
-def write_times(measured: dict[Path, float], readme_path: Path = README, root: Path = ROOT) -> None:
-    """Write each rounded measurement into its notebook's header and, for lessons of the
-    repository at ``root``, into the README course map."""
-    readme = readme_path.read_text(encoding="utf-8") if readme_path.exists() else ""
-    for path, seconds in measured.items():
-        stated = round_up(seconds)
-        notebook = nbformat.read(path, as_version=4)
-        set_header_seconds(notebook, stated)
-        nbformat.write(notebook, path)
-        if in_course_map(path, root):
-            readme = set_readme_seconds(readme, path.name, stated)
-    if readme:
-        readme_path.write_text(readme, encoding="utf-8")
-
-
-def check_times(
-    measured: dict[Path, float], tolerance: float, readme_path: Path = README, root: Path = ROOT
-) -> list[str]:
-    """Disagreements between README and headers, and measurements more than ``tolerance``
-    (a fraction) away from the stated time (a second of slack for the short ones)."""
-    readme = readme_path.read_text(encoding="utf-8") if readme_path.exists() else ""
-    problems = disagreements(list(measured), readme, root)
-    for path, seconds in measured.items():
-        stated = header_seconds(nbformat.read(path, as_version=4))
-        if stated is not None and abs(seconds - stated) > tolerance * stated + 1:
-            problems.append(f"{shown(path)}: measured {seconds:.1f} s, the header says {stated} s")
-    return problems
+# ---------------------------------------------------------------------------- the command
 
 
 def children_cpu_seconds() -> float:
@@ -291,10 +390,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     action = parser.add_mutually_exclusive_group()
     action.add_argument(
-        "--write", action="store_true", help="write the run times into README and headers"
+        "--write",
+        action="store_true",
+        help="write the run times into the manifest (and what it generates)",
     )
     action.add_argument(
-        "--check", action="store_true", help="fail if README/headers disagree or are off"
+        "--check", action="store_true", help="fail if a measurement is off the stated run time"
     )
     parser.add_argument(
         "--study",
@@ -304,7 +405,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--write-study",
         action="store_true",
-        help="with --study: write them into the headers and the README course map",
+        help="with --study: write them into the manifest (and what it generates)",
     )
     parser.add_argument(
         "--tolerance",
@@ -347,7 +448,7 @@ def _write_or_check(args: argparse.Namespace, measured: dict[Path, float]) -> bo
     """``--write`` the measured times, or ``--check`` the stated ones; False if a check fails."""
     if args.write and measured:
         write_times(measured)
-        print(f"wrote the run times of {len(measured)} notebook(s) (headers and README)")
+        print(f"wrote the run times of {len(measured)} notebook(s) (manifest, README, headers)")
     if args.check and measured:
         problems = check_times(measured, args.tolerance)
         for problem in problems:
@@ -374,7 +475,7 @@ def main(argv: list[str] | None = None) -> int:
         print_study_times(paths)
         if args.write_study:
             write_study_times(paths)
-            print(f"wrote the study times of {len(paths)} notebook(s) (headers and README)")
+            print(f"wrote the study times of {len(paths)} notebook(s) (manifest, README, headers)")
         return 0
     os.environ["PYTHONHASHSEED"] = "0"  # as execute_notebooks.py: inherited by the kernels
     ok = True

@@ -27,7 +27,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from PIL import Image  # noqa: E402
 
-from helpers import plots  # noqa: E402
+from helpers import figure_record, plots  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -129,11 +129,11 @@ def test_a_figure_without_text_records_none():
 
 def test_jupyter_gets_twice_the_pixels_shown_at_the_styles_size(figure):
     fig, _ = figure
-    png, metadata = plots._figure_output(fig, png_scale=2)
+    png, metadata = figure_record._figure_output(fig, png_scale=2)
     width, height = struct.unpack(">II", png[16:24])
     assert metadata == {"width": width // 2, "height": height // 2}
     assert plots.read_text_size(png)["dpi"] == 160.0
-    assert plots._figure_output(plt.figure(), png_scale=2) is None  # empty: nothing shown
+    assert figure_record._figure_output(plt.figure(), png_scale=2) is None  # empty: nothing shown
 
 
 def test_set_style_outside_jupyter_changes_only_the_style():

@@ -3,7 +3,8 @@ README states is the plan's, and each lecture's minutes in the plan's table are 
 speaker notes' minutes of the sections the plan lists for it (a section's minutes include its
 subslides', whose `### ` sub-blocks share them out); with the opening minutes of the lessons it
 starts (their title slide's subslides) a lecture stays within 90. Counts come from the plan,
-never hard-coded, so a session appended to the plan only needs the README's sentence updated."""
+never hard-coded; the README's sentence and the plan's table are generated from the plan and
+the course manifest (`python scripts/course.py --write`)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Slides: the tagging rules of scripts/tag_slides.py (every notebook carries them, authored
 subslides survive), the deck build of scripts/build_slides.py (code hidden unless tagged, speaker
 notes merged, HTML sanitised, fresh-folder build, damaged assets repaired) and RISE in JupyterLab
-(installed, and every lesson carrying the live-slide settings of scripts/rise_config.py).
+(installed, and every lesson carrying the live-slide settings scripts/tag_slides.py writes).
 
 The real-browser checks (fit at 1280x720, text sizes, speaker view) are in
 tests/test_slides_browser.py; the live slideshow in JupyterLab in tests/test_rise_browser.py."""
@@ -22,7 +22,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import build_slides  # noqa: E402
-import rise_config  # noqa: E402
 import tag_slides  # noqa: E402
 from _course import course_notebooks, lesson_notebooks  # noqa: E402
 
@@ -158,6 +157,7 @@ def test_authored_choices_round_trip_by_cell_id(tmp_path):
     assert fresh.cells[8].metadata["tags"] == [tag_slides.SHOW_CODE_TAG]
 
     path = tmp_path / "99_lesson.ipynb"
+    tag_slides.configure_rise(fresh)  # --check asks a lesson for the live-slide settings too
     nbformat.write(fresh, path)
     record = tmp_path / "choices.json"
     record.write_text(json.dumps({str(path): choices}), encoding="utf-8")
@@ -426,32 +426,39 @@ def test_damaged_assets_are_repaired(tmp_path):
 
 @pytest.mark.parametrize("path", lesson_notebooks(), ids=[p.name for p in lesson_notebooks()])
 def test_every_lesson_carries_the_live_slide_settings(path):
-    """``metadata.rise`` from scripts/rise_config.py: the offline theme, scrolling slides."""
+    """``metadata.rise`` from scripts/tag_slides.py: the offline theme, scrolling slides."""
     notebook = json.loads(path.read_text(encoding="utf-8"))
-    assert not rise_config.configure(notebook), (
-        f"{path.name}: metadata.rise lacks the course's settings; run scripts/rise_config.py"
+    assert not tag_slides.configure_rise(notebook), (
+        f"{path.name}: metadata.rise lacks the course's settings; run scripts/tag_slides.py"
     )
 
 
-def test_rise_config_is_idempotent_and_touches_only_its_metadata(tmp_path):
+def test_rise_settings_are_idempotent_and_touch_only_their_metadata(tmp_path):
     source = ROOT / "notebooks" / "06_scaled_dot_product_attention.ipynb"
     path = tmp_path / source.name
     original = json.loads(source.read_text(encoding="utf-8"))
     del original["metadata"]["rise"]
     original["metadata"]["rise"] = {"controls": False}  # an author's own key is kept
     path.write_text(json.dumps(original, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    assert rise_config.main(["--check", str(path)]) == 1
-    assert rise_config.main([str(path)]) == 0
+    assert tag_slides.main(["--check", str(path)]) == 1
+    assert tag_slides.main([str(path)]) == 0
     first = path.read_text(encoding="utf-8")
-    assert rise_config.main([str(path)]) == 0 and path.read_text(encoding="utf-8") == first
-    assert rise_config.main(["--check", str(path)]) == 0
+    assert tag_slides.main([str(path)]) == 0 and path.read_text(encoding="utf-8") == first
+    assert tag_slides.main(["--check", str(path)]) == 0
     written = json.loads(first)
-    assert written["metadata"]["rise"] == {"controls": False, **rise_config.RISE_SETTINGS}
+    assert written["metadata"]["rise"] == {"controls": False, **tag_slides.RISE_SETTINGS}
     assert written["cells"] == original["cells"]
     assert {k: v for k, v in written["metadata"].items() if k != "rise"} == {
         k: v for k, v in original["metadata"].items() if k != "rise"
     }
     assert (ROOT / "notebooks" / "rise.css").is_file()  # the live slides' font sizes
+    solution = tmp_path / "solutions" / source.name  # not presented live: no settings
+    solution.parent.mkdir()
+    del original["metadata"]["rise"]
+    solution.write_text(json.dumps(original, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert tag_slides.main(["--check", str(solution)]) == 0
+    assert tag_slides.main([str(solution)]) == 0
+    assert "rise" not in json.loads(solution.read_text(encoding="utf-8"))["metadata"]
 
 
 def test_rise_is_installed_and_enabled_in_jupyterlab():

@@ -1,8 +1,10 @@
-"""Run times: the README course map and the notebooks' headers agree, and the script that writes
-and checks them (scripts/time_notebooks.py) does what it says, on a temporary README/notebook."""
+"""Run and study times: the script that measures them (scripts/time_notebooks.py) does what it
+says, on a scratch copy of the course; what the manifest states is current and within budget."""
 
 from __future__ import annotations
 
+import dataclasses
+import shutil
 import sys
 from pathlib import Path
 
@@ -11,55 +13,45 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
+import course  # noqa: E402
 import time_notebooks as tn  # noqa: E402
-from _course import lesson_notebooks, solution_notebooks  # noqa: E402
+from _course import lessons  # noqa: E402
 
-LESSONS = lesson_notebooks()
-SOLUTIONS = solution_notebooks()
-
-
-def test_readme_course_map_and_notebook_headers_state_the_same_run_times():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    table = tn.readme_seconds(readme)
-    assert sorted(table) == [p.name for p in LESSONS], "one course-map row per lesson"
-    for path in LESSONS:
-        stated = tn.header_seconds(nbformat.read(path, as_version=4))
-        assert stated is not None and stated > 0, f"{path.name}: no run time in its header"
-        assert table[path.name] == stated, (
-            f"{path.name}: README {table[path.name]} s, header {stated} s"
-        )
-    for path in SOLUTIONS:
-        assert tn.header_seconds(nbformat.read(path, as_version=4)), f"{path.name}: no run time"
-    assert tn.disagreements(LESSONS + SOLUTIONS, readme) == []
+LESSONS = lessons()
 
 
-# issue 11 item 8: every lesson in <= 30 s, the experiment lessons that train many models in
-# <= 45 s.
-# Lesson 12 on its new task (issue 24) measured 52-61 s on an idle 2-core machine: over budget
-# until its training or evaluation is trimmed. Strict: this fails as soon as it fits again.
-# A lesson over its budget is listed here, with its issue, as a strict xfail (none today).
+def test_every_notebook_states_a_run_time():
+    for lesson in LESSONS:
+        assert lesson.run_s and lesson.run_s > 0, f"{lesson.file}: no run time in the manifest"
+        if lesson.solutions:
+            assert lesson.solutions_run_s, f"solutions/{lesson.file}: no run time"
+
+
+# issue 11 item 8: every lesson in <= 30 s, the experiment lessons that train many models
+# (manifest flag `trains`) in <= 45 s.
+# A lesson over its budget is listed here, with its issue, as a strict xfail (none today):
+# strict, so that it fails as soon as the lesson fits again.
 OVER_BUDGET: dict[str, str] = {}
 
 
 @pytest.mark.parametrize(
-    "path",
+    "lesson",
     [
-        pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=OVER_BUDGET[p.stem]))
-        if p.stem in OVER_BUDGET
-        else p
-        for p in LESSONS
+        pytest.param(x, marks=pytest.mark.xfail(strict=True, reason=OVER_BUDGET[x.stem]))
+        if x.stem in OVER_BUDGET
+        else x
+        for x in LESSONS
     ],
-    ids=lambda p: p.stem,
+    ids=lambda x: x.stem,
 )
-def test_lessons_state_run_times_within_the_live_budget(path):
-    experiments = {  # train many models
-        "12_length_extrapolation.ipynb",
-        "14_positions_in_graphs_and_time.ipynb",
-        "15_long_context.ipynb",
-        "17_positions_in_production.ipynb",
-    }
-    stated = tn.header_seconds(nbformat.read(path, as_version=4))
-    assert stated <= (45 if path.name in experiments else 30), f"{path.name}: {stated} s"
+def test_lessons_state_run_times_within_the_live_budget(lesson):
+    assert lesson.run_s <= lesson.budget_s, f"{lesson.file}: {lesson.run_s} s > {lesson.budget_s} s"
+
+
+def test_the_training_budget_is_the_trains_flag():
+    trains = [x for x in LESSONS if x.trains]
+    assert trains and all(x.budget_s == 45 for x in trains)
+    assert all(x.budget_s == 30 for x in LESSONS if not x.trains)
 
 
 @pytest.mark.parametrize(
@@ -85,80 +77,72 @@ def make_notebook(path: Path, seconds: int, tail: str = "") -> Path:
     return path
 
 
-MAP = """# Course
-
-| # | notebook | what you learn | run time on a laptop CPU |
-|---|---|---|---|
-| 01 | [first](notebooks/01_first.ipynb) | a thing | about 5 s |
-| 02 | [second](notebooks/02_second.ipynb) | another | about 9 s |
-
-Text after the table.
-"""
-
-
 @pytest.fixture
-def repo(tmp_path):
-    """A repository with a README course map and two lessons whose headers agree with it."""
-    (tmp_path / "README.md").write_text(MAP, encoding="utf-8")
-    first = make_notebook(tmp_path / "notebooks" / "01_first.ipynb", 5)
-    second = make_notebook(tmp_path / "notebooks" / "02_second.ipynb", 9, " (it trains a model)")
-    return tmp_path, first, second
+def scratch(tmp_path):
+    """A copy of the course's README and notebooks (what the manifest generates)."""
+    shutil.copy(ROOT / "README.md", tmp_path / "README.md")
+    shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks")
+    return tmp_path
 
 
-def test_write_sets_both_places_from_one_measurement(repo):
-    root, first, second = repo
-    tn.write_times({first: 21.3, second: 3.2}, root / "README.md", root)
-    readme = (root / "README.md").read_text(encoding="utf-8")
-    assert tn.readme_seconds(readme) == {"01_first.ipynb": 25, "02_second.ipynb": 4}
-    assert "| 01 | [first](notebooks/01_first.ipynb) | a thing | about 25 s |" in readme
-    assert readme.endswith("Text after the table.\n")
-    assert tn.header_seconds(nbformat.read(first, as_version=4)) == 25
-    header = nbformat.read(second, as_version=4).cells[0].source
-    assert header.endswith("about 4 s on a laptop CPU (it trains a model).")
-    assert tn.disagreements([first, second], readme, root) == []
+def test_set_manifest_values_replaces_or_adds_a_key_of_one_lesson_only():
+    text = (ROOT / "notebooks" / "course.toml").read_text(encoding="utf-8")
+    changed = tn.set_manifest_values(text, "03_sinusoidal_encoding", {"run_s": 99})
+    assert changed.count("run_s = 99") == 1 and changed.replace("run_s = 99", "run_s = 6") == text
+    table = '[[lessons]]\nstem = "00_a"\nrun_s = 1\n\n[[lessons]]\nstem = "01_b"\n'
+    added = tn.set_manifest_values(table, "01_b", {"run_s": 7, "study_min": [5, 10, 0]})
+    assert added == table + "run_s = 7\nstudy_min = [5, 10, 0]\n"
+    with pytest.raises(ValueError, match="stem '02_c'"):
+        tn.set_manifest_values(table, "02_c", {"run_s": 1})
 
 
-def test_check_finds_disagreement_and_stale_times(repo):
-    root, first, second = repo
-    readme = root / "README.md"
-    assert tn.check_times({first: 5.4, second: 8.0}, 0.5, readme, root) == []
-    readme.write_text(MAP.replace("about 9 s", "about 12 s"), encoding="utf-8")
-    problems = tn.check_times({first: 5.4, second: 8.0}, 0.5, readme, root)
-    assert problems == ["02_second.ipynb: README says 12 s, the notebook's header 9 s"]
-    readme.write_text(MAP, encoding="utf-8")
-    problems = tn.check_times({first: 50.0}, 0.5, readme, root)
-    assert len(problems) == 1 and "measured 50.0 s, the header says 5 s" in problems[0]
-
-
-def test_disagreements_report_missing_rows_and_headers(repo):
-    root, first, _ = repo
-    third = make_notebook(root / "notebooks" / "03_third.ipynb", 7)
-    bare = root / "notebooks" / "04_bare.ipynb"
-    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# x")]), bare)
-    problems = tn.disagreements([first, third, bare], MAP, root)
-    assert "README course map: no row for 03_third.ipynb" in problems
-    assert any("no '**Estimated run time:** about N s' in cell 0" in p for p in problems)
+def test_write_sets_the_manifest_then_the_readme_and_header_from_it(scratch):
+    lesson = LESSONS[3]
+    path, solution = lesson.path(scratch), lesson.solutions_path(scratch)
+    manifest = scratch / "notebooks" / "course.toml"
+    study = f"study_min = {list(lesson.study_min)}\nexercises = {lesson.exercises}\n"
+    # a new lesson has no study time yet: --write adds it
+    assert study in manifest.read_text("utf-8")
+    manifest.write_text(manifest.read_text("utf-8").replace(study, "", 1), encoding="utf-8")
+    tn.write_times({path: 21.3, solution: 3.2}, scratch)
+    (written,) = [x for x in lessons(scratch) if x.stem == lesson.stem]
+    assert (written.run_s, written.solutions_run_s) == (25, 4)
+    assert (written.study_min, written.exercises) == (lesson.study_min, lesson.exercises)
+    readme = (scratch / "README.md").read_text(encoding="utf-8")
+    assert f"| {course.study_cell(lesson)} | about 25 s |" in readme
+    assert tn.header_seconds(nbformat.read(path, as_version=4)) == 25
+    assert tn.header_seconds(nbformat.read(solution, as_version=4)) == 4
+    assert tn.stated_seconds(path, scratch) == 25
+    assert course.run(scratch) == []
+    assert tn.check_times({path: 24.0}, 0.5, scratch) == []
+    (problem,) = tn.check_times({path: 50.0}, 0.5, scratch)
+    assert "measured 50.0 s, the course says 25 s" in problem
 
 
 def test_notebook_outside_the_repository(tmp_path, monkeypatch, capsys):
-    # the real script on a notebook that is not in the repository: no crash, README untouched,
-    # the header written from the measurement
+    # the real script on a notebook that is not in the repository: no crash, manifest and README
+    # untouched, the header written from the measurement
     outside = make_notebook(tmp_path / "elsewhere" / "99_outside.ipynb", 3)
-    readme_before = (ROOT / "README.md").read_bytes()
+    before = [(ROOT / f).read_bytes() for f in ("README.md", "notebooks/course.toml")]
     monkeypatch.setattr(tn, "execute", lambda path, timeout, write: 12.5)
     assert tn.main([str(outside), "--no-tests", "--write"]) == 0
     assert tn.header_seconds(nbformat.read(outside, as_version=4)) == 15
-    assert (ROOT / "README.md").read_bytes() == readme_before
+    assert [(ROOT / f).read_bytes() for f in ("README.md", "notebooks/course.toml")] == before
     assert str(outside) in capsys.readouterr().out
     assert tn.main([str(outside), "--no-tests", "--check"]) == 0
     monkeypatch.setattr(tn, "execute", lambda path, timeout, write: 40.0)
     assert tn.main([str(outside), "--no-tests", "--check"]) == 1
-    assert "measured 40.0 s, the header says 15 s" in capsys.readouterr().out
+    assert "measured 40.0 s, the course says 15 s" in capsys.readouterr().out
 
 
 # --- study times (issue 27): prose 120 words/min, code 8 lines/min, 10 min per exercise -------
 
-import study_time as st  # noqa: E402
+
+def with_study(times: tn.StudyTime) -> course.Lesson:
+    """A lesson of the manifest with these study times."""
+    return dataclasses.replace(
+        LESSONS[1], study_min=tuple(times.stated()), exercises=times.exercises
+    )
 
 
 def lesson_with_parts() -> nbformat.NotebookNode:
@@ -185,7 +169,7 @@ def lesson_with_parts() -> nbformat.NotebookNode:
 
 def test_study_time_counts_each_part_by_the_rule():
     notebook = lesson_with_parts()
-    assert st.cell_parts(notebook) == [
+    assert tn.cell_parts(notebook) == [
         *["core"] * 5,
         "exercises",
         "exercises",
@@ -193,17 +177,19 @@ def test_study_time_counts_each_part_by_the_rule():
         *["optional"] * 4,
         "core",
     ]
-    times = st.study_time(notebook)
+    times = tn.study_time(notebook)
     assert (times.words, times.code_lines, times.exercises) == (256, 16, 2)
     assert (times.optional_words, times.optional_code_lines) == (144, 8)
     assert times.core_minutes == pytest.approx(256 / 120 + 2)  # 4.13 min
     assert times.exercise_minutes == 20
     assert times.optional_minutes == pytest.approx(144 / 120 + 1)
-    assert times.header_line() == (
+    assert times.stated() == [5, 25, 5]
+    lesson = with_study(times)
+    assert course.study_line(lesson) == (
         "**Study time:** about 5 min to read and run, about 25 min with the 2 exercises; "
         "the optional part (Going deeper) adds about 5 min."
     )
-    assert times.readme_cell() == "5 / 25 min (+5 optional)"
+    assert course.study_cell(lesson) == "5 / 25 min (+5 optional)"
 
 
 def test_study_time_of_a_lesson_without_exercises_or_optional_part():
@@ -213,58 +199,49 @@ def test_study_time_of_a_lesson_without_exercises_or_optional_part():
             nbformat.v4.new_code_cell("\n".join(["x = 1"] * 100)),  # 12.5 min
         ]
     )
-    times = st.study_time(notebook)
+    times = tn.study_time(notebook)
     assert times.core_minutes == pytest.approx(22.5)
-    assert times.header_line() == "**Study time:** about 25 min to read and run."
-    assert times.readme_cell() == "25 / 25 min"
+    assert times.stated() == [25, 25, 0]
+    lesson = with_study(times)
+    assert course.study_line(lesson) == "**Study time:** about 25 min to read and run."
+    assert course.study_cell(lesson) == "25 / 25 min"
 
 
 @pytest.mark.parametrize(
     ("minutes", "stated"), [(0, 5), (4.1, 5), (5.0, 5), (5.01, 10), (43.3, 45)]
 )
 def test_round_minutes(minutes, stated):
-    assert st.round_minutes(minutes) == stated
+    assert tn.round_minutes(minutes) == stated
 
 
 def test_round_minutes_rejects_nonsense():
     with pytest.raises(ValueError, match="minutes"):
-        st.round_minutes(float("nan"))
+        tn.round_minutes(float("nan"))
 
 
-def test_write_study_times_inserts_then_replaces_without_touching_run_times(repo):
-    root, first, second = repo
-    with pytest.raises(ValueError, match="no 'study time' column"):
-        tn.write_study_times([first, second], root / "README.md", root)
-    assert (root / "README.md").read_text(encoding="utf-8") == MAP
-    # a map with the column, rows still without it: the cell is inserted before the run time
-    study_map = MAP.replace("| what you learn |", "| what you learn | study time |").replace(
-        "|---|---|---|---|", "|---|---|---|---|---|"
-    )
-    (root / "README.md").write_text(study_map, encoding="utf-8")
-    written = tn.write_study_times([first, second], root / "README.md", root)
-    assert written[first] == "5 / 5 min"
-    readme = (root / "README.md").read_text(encoding="utf-8")
-    assert "| 01 | [first](notebooks/01_first.ipynb) | a thing | 5 / 5 min | about 5 s |" in readme
-    assert tn.readme_seconds(readme) == {"01_first.ipynb": 5, "02_second.ipynb": 9}
-    header = nbformat.read(second, as_version=4).cells[0].source
-    assert header == (
-        "# A lesson\n\n**Study time:** about 5 min to read and run.\n\n"
-        "**Estimated run time:** about 9 s on a laptop CPU (it trains a model)."
-    )
+def test_write_study_times_writes_the_manifest_then_readme_and_header(scratch):
+    lesson = LESSONS[2]
+    path = lesson.path(scratch)
+    notebook = nbformat.read(path, as_version=4)
+    notebook.cells.insert(1, nbformat.v4.new_markdown_cell(" ".join(["word"] * 1200)))  # +10 min
+    nbformat.write(notebook, path)
+    core, total, optional = lesson.study_min
+    assert [x for x in lessons(scratch) if x.stem == lesson.stem][0].study_min == lesson.study_min
+    written = tn.write_study_times([path], scratch)
+    assert written[path][1] == total + 10
+    (new,) = [x for x in lessons(scratch) if x.stem == lesson.stem]
+    assert new.study_min[1] == total + 10 and new.run_s == lesson.run_s
+    readme = (scratch / "README.md").read_text(encoding="utf-8")
+    assert f"| {course.study_cell(new)} | about {lesson.run_s} s |" in readme
+    header = nbformat.read(path, as_version=4).cells[0].source
+    assert course.study_line(new) in header
     # writing again changes nothing: the study line is not counted in the study time
-    before = (first.read_bytes(), second.read_bytes(), readme)
-    tn.write_study_times([first, second], root / "README.md", root)
-    after = (first.read_bytes(), second.read_bytes(), (root / "README.md").read_text("utf-8"))
-    assert after == before
+    before = (path.read_bytes(), readme)
+    tn.write_study_times([path], scratch)
+    assert (path.read_bytes(), (scratch / "README.md").read_text("utf-8")) == before
+    with pytest.raises(ValueError, match="not a lesson"):
+        tn.write_study_times([lesson.solutions_path(scratch)], scratch)
 
 
-def test_study_times_are_stated_and_lessons_fit_a_sitting():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for path in LESSONS:
-        notebook = nbformat.read(path, as_version=4)
-        times = st.study_time(notebook)
-        assert times.header_line() in notebook.cells[0].source, f"{path.name}: stale study time"
-        assert f"| {times.readme_cell()} | about " in readme, f"{path.name}: README study time"
-    for number in ("01", "02", "03", "04", "05"):  # issue 27: one 45-minute sitting each
-        (path,) = [p for p in LESSONS if p.name.startswith(number)]
-        assert st.study_time(nbformat.read(path, as_version=4)).core_minutes <= 45, path.name
+def test_the_manifests_study_times_are_the_rules():
+    assert tn.study_problems() == []

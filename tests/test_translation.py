@@ -101,6 +101,60 @@ def test_each_message_is_one_paragraph_item_or_heading_as_markdown_reads_it():
         assert messages == _units(text), name
 
 
+_SAMPLE = """## Why position? ##
+
+A paragraph that wraps
+31. times and goes on.
+
+- an item that
+  wraps
+  1. a nested item
+
+> a quote
+> that wraps
+
+Setext title
+============
+
+| lesson | minutes |
+|---|---|
+| 03 sines | 45 |
+
+$$
+x^2
+$$
+
+```{toctree}
+:caption: Lessons
+03_sinusoidal_encoding
+```
+<!-- a comment -->"""
+
+
+def test_blocks_carry_the_lines_prefix_and_message_of_each_unit():
+    """Each message with the lines it replaces and what stays before it on its first line."""
+    found = [(b.start, b.end, b.prefix, b.message) for b in i18n.markdown_blocks(_SAMPLE)]
+    assert [b for b in found if b[3] is not None] == [
+        (0, 1, "## ", "Why position?"),
+        (2, 4, "", "A paragraph that wraps 31. times and goes on."),
+        (5, 7, "- ", "an item that wraps"),
+        (7, 8, "  1. ", "a nested item"),
+        (9, 11, "> ", "a quote that wraps"),
+        (12, 13, "", "Setext title"),  # its underline stays a line of its own
+        (15, 16, "", "| lesson | minutes |"),
+        (17, 18, "", "| 03 sines | 45 |"),
+        (24, 25, ":caption: ", "Lessons"),
+    ]
+    covered = [line for b in i18n.markdown_blocks(_SAMPLE) for line in range(b.start, b.end)]
+    assert covered == list(range(len(_SAMPLE.split("\n"))))  # every line once, in order
+    table = {"Why position?": "为什么", "an item that wraps": "条目", "Setext title": "标题"}
+    table |= {"| 03 sines | 45 |": "| 03 正弦 | 45 |", "Lessons": "课程"}
+    lines = i18n.translate_markdown(_SAMPLE, table).split("\n")
+    assert lines[0] == "## 为什么" and lines[5:7] == ["- 条目", "  1. a nested item"]
+    assert lines[11:13] == ["标题", "============"] and lines[16] == "| 03 正弦 | 45 |"
+    assert lines[23] == ":caption: 课程" and lines[-1] == "<!-- a comment -->"
+
+
 def _keep_verbatim(message: str, n: int) -> str:
     """A stand-in translation that keeps what must stay (formulas, code, link targets, numbers,
     markup, table cells) and writes a Chinese character for every English letter."""

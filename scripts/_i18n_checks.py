@@ -1,0 +1,247 @@
+"""Checks of a translation against its English (part of ``scripts/i18n.py``): every message
+translated and current, formulas, code, links and numbers kept verbatim, markdown markup kept,
+terms rendered as the language's ``terminology.md`` says, and links to a lesson named with that
+lesson's translated title.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from _course import ROOT
+from _i18n_catalogues import (
+    _NOTEBOOK_LINK,
+    LOCALE,
+    catalogue_path,
+    lesson_titles,
+    read_catalogue,
+    source_files,
+    template,
+)
+from _i18n_messages import (
+    _AUTOLINK,
+    _CODE,
+    _DISPLAY_MATH,
+    _INLINE_MATH,
+    _LINK_TARGET,
+    _PLACEHOLDER,
+    _TAG,
+    _markdown,
+    _strip_verbatim,
+)
+
+__all__ = [
+    "check",
+    "jieba_dictionary",
+    "markup_problems",
+    "term_problems",
+    "verbatim_problems",
+]
+
+VERBATIM_COMMENT = "verbatim"  # a translator comment: the message is right as it stands
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def _verbatim_parts(message: str) -> dict[str, list[str]]:
+    """What a translation must keep exactly: formulas, code spans, link targets, URLs, HTML
+    tags, and the numbers of the prose around them (thousands separators ignored)."""
+    rest = message
+    found: dict[str, list[str]] = {}
+    for name, pattern in (
+        ("code span", _CODE),
+        ("formula", _DISPLAY_MATH),
+        ("formula", _INLINE_MATH),
+        ("link target", _LINK_TARGET),
+        ("URL", _AUTOLINK),
+        ("HTML tag", _TAG),
+        ("placeholder", _PLACEHOLDER),
+    ):
+        found.setdefault(name, []).extend(m.group(0) for m in pattern.finditer(rest))
+        rest = pattern.sub(" ", rest)
+    found["number"] = [_plain_number(n) for n in _NUMBER.findall(rest)]
+    found["table cell"] = ["|"] * rest.count("|")
+    return found
+
+
+def _plain_number(number: str) -> str:
+    """``"1,000"`` -> ``"1000"``; ``"0.25"`` stays (a comma between groups of three digits is a
+    thousands separator, which another language may write differently or leave out)."""
+    return re.sub(r",(?=\d{3}\b)", "", number)
+
+
+def verbatim_problems(message: str, translation: str) -> list[str]:
+    """How ``translation`` differs from ``message`` in what must stay verbatim (empty: none)."""
+    source, target = _verbatim_parts(message), _verbatim_parts(translation)
+    problems = []
+    for name in source:
+        lost = Counter(source[name]) - Counter(target.get(name, []))
+        added = Counter(target.get(name, [])) - Counter(source[name])
+        if lost:
+            problems.append(f"{name} lost: {', '.join(sorted(lost.elements()))}")
+        if added:
+            problems.append(f"{name} added: {', '.join(sorted(added.elements()))}")
+    return problems
+
+
+_MARKUP = {"text", "softbreak", "hardbreak"}
+
+
+def markup(message: str) -> Counter:
+    """The inline markup of a message as markdown renders it: emphasis, strong, code, links,
+    formulas, images (how many of each); its words do not count."""
+    found: Counter = Counter()
+    for token in _markdown().parseInline(message):
+        found.update(child.type for child in token.children or [] if child.type not in _MARKUP)
+    return found
+
+
+def markup_problems(message: str, translation: str) -> list[str]:
+    """Markup the translation lost or gained: e.g. ``**前提：**内容`` does not close its bold in
+    CommonMark (a closing ``**`` after full-width punctuation needs a space or punctuation after
+    it); write ``**前提**：内容``."""
+    source, target = markup(message), markup(translation)
+    if source == target:
+        return []
+    lost, added = source - target, target - source
+    words = [f"{n} {kind} lost" for kind, n in lost.items()]
+    words += [f"{n} {kind} added" for kind, n in added.items()]
+    return ["markdown markup differs: " + ", ".join(words)]
+
+
+_TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]*-[\s:|-]*\|?\s*$")
+
+
+def _terminology(
+    lang: str, locale: Path = LOCALE, checked_only: bool = True
+) -> list[tuple[re.Pattern, list[str], list[str]]]:
+    """``(English pattern, required renderings, forbidden renderings)`` from the language's
+    ``terminology.md`` table (columns: English | rendering | also accepted | never | checked |
+    note). A row not checked requires nothing; its "never" column still applies."""
+    path = Path(locale) / lang / "terminology.md"
+    if not path.is_file():
+        return []
+    rules = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not line.startswith("|") or len(cells) < 5 or _TABLE_RULE.match(line):
+            continue
+        english, rendering, also, never, checked = cells[:5]
+        if english.lower().startswith("english"):
+            continue
+        words = [w.strip() for w in english.split(";") if w.strip()]
+        pattern = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words) + r")\b", re.I)
+        accepted = [rendering] + [a.strip() for a in also.split(";") if a.strip() not in ("", "-")]
+        forbidden = [n.strip() for n in never.split(";") if n.strip() not in ("", "-")]
+        required = accepted if checked.lower() == "yes" or not checked_only else []
+        rules.append((pattern, required, forbidden))
+    return rules
+
+
+_PATH_LIKE = re.compile(r"\S+/\S+|\S+\.(?:io|org|com|net)\S*")
+
+
+def term_problems(
+    message: str, translation: str, rules, exempt: set[str] = frozenset()
+) -> list[str]:
+    """Terms of ``message`` (outside code and formulas) not rendered as the list says; a
+    translator comment ``terms-ok: word, word`` exempts those English words in one message."""
+    prose = _PATH_LIKE.sub(" ", _strip_verbatim(message))  # huggingface/transformers: a name
+    problems = []
+    lowered = translation.lower()
+    for pattern, accepted, forbidden in rules:
+        hit = pattern.search(prose)
+        required = hit and accepted and hit.group(0).lower() not in exempt
+        if required and not any(a.lower() in lowered for a in accepted):
+            problems.append(f"'{hit.group(0)}' should be rendered {' or '.join(accepted)}")
+        for wrong in forbidden:
+            if wrong in translation:
+                problems.append(f"'{wrong}' is a wrong rendering (see terminology.md)")
+    return problems
+
+
+def check(
+    lang: str, root: Path = ROOT, locale: Path = LOCALE, only: list[str] | None = None
+) -> list[str]:
+    """Every problem of the ``lang`` edition's catalogues against today's English sources
+    (``only``: the source files to check, e.g. ``["notebooks/03_x.ipynb"]``; default all)."""
+    rules = _terminology(lang, locale)
+    titles = lesson_titles(lang, root, locale)
+    problems = []
+    if not rules:
+        problems.append(f"locale/{lang}/terminology.md: missing or without a table")
+    for relative in source_files(root):
+        if only and relative.as_posix() not in only:
+            continue
+        path = catalogue_path(relative, lang, locale)
+        name = path.relative_to(Path(locale).parent).as_posix() if path.is_absolute() else path
+        if not path.is_file():
+            problems.append(f"{name}: missing (run: python scripts/i18n.py update --lang {lang})")
+            continue
+        catalog = read_catalogue(path, lang)
+        wanted = {m.id for m in template(relative, root) if m.id}
+        have = {m.id: m for m in catalog if m.id}
+        for missing in sorted(wanted - have.keys()):
+            problems.append(f"{name}: not in the catalogue (run update): {missing[:70]!r}")
+        for stale in sorted(have.keys() - wanted):
+            problems.append(f"{name}: no longer in the English (run update): {stale[:70]!r}")
+        for message_id in sorted(wanted & have.keys()):
+            problems += _message_problems(name, have[message_id], rules)
+            problems += _title_problems(name, have[message_id], titles, relative)
+    return problems
+
+
+def _title_problems(name, message, titles: dict[str, tuple[str, str]], source: Path) -> list[str]:
+    """A link whose text is a lesson's title must carry that lesson's translated title, so that
+    every reference to a lesson names it as its own page does (``source``: the English file)."""
+    problems = []
+    for match in _NOTEBOOK_LINK.finditer(message.id):
+        target = os.path.normpath(Path(source).parent / match.group(2)).replace(os.sep, "/")
+        english, translated = titles.get(target, ("", ""))
+        named = match.group(1) == english and translated and message.string
+        if named and f"[{translated}]({match.group(2)})" not in message.string:
+            problems.append(
+                f"{name}: {message.id[:60]!r}: the link to {match.group(3)} should read "
+                f"[{translated}], that lesson's own title"
+            )
+    return problems
+
+
+def _message_problems(name: str, message, rules) -> list[str]:
+    short = f"{name}: {message.id[:60]!r}"
+    if not message.string:
+        return [f"{short}: untranslated"]
+    if message.fuzzy:
+        return [f"{short}: fuzzy (the English changed; check the translation, drop the flag)"]
+    verbatim = VERBATIM_COMMENT in message.user_comments
+    if message.string == message.id and not verbatim:
+        return [f"{short}: left in English (mark it '# {VERBATIM_COMMENT}' if that is right)"]
+    problems = [f"{short}: {p}" for p in verbatim_problems(message.id, message.string)]
+    problems += [f"{short}: {p}" for p in markup_problems(message.id, message.string)]
+    if not verbatim:
+        exempt = {
+            word.strip().lower()
+            for comment in message.user_comments
+            if comment.startswith("terms-ok:")
+            for word in comment[len("terms-ok:") :].split(",")
+        }
+        problems += [
+            f"{short}: {p}" for p in term_problems(message.id, message.string, rules, exempt)
+        ]
+    return problems
+
+
+def jieba_dictionary(lang: str, locale: Path = LOCALE) -> Path:
+    """A user dictionary for ``jieba`` (the Chinese search's word splitter) holding the
+    renderings of ``terminology.md``, so that 位置编码 stays one searchable word; written to the
+    temporary folder, returned."""
+    path = Path(tempfile.gettempdir()) / f"course-search-words-{lang}.txt"
+    words = set()
+    for _, accepted, _ in _terminology(lang, locale, checked_only=False):
+        words.update(w for w in accepted if re.search("[\\u4e00-\\u9fff]", w) and " " not in w)
+    path.write_text("".join(f"{w} 100000 n\n" for w in sorted(words)), encoding="utf-8")
+    return path
