@@ -16,13 +16,18 @@ index):
 It writes an nbgrader course folder (``nbgrader_config.py``, ``source/NN_name/NN_name.ipynb``):
 a locked set-up cell (the lesson's imports), then per implementation exercise its text, a
 solution cell (the worked body between ``### BEGIN SOLUTION`` / ``### END SOLUTION``) and an
-autograded, locked test cell ``assert check_x(my_y)`` whose ``### BEGIN HIDDEN TESTS`` part runs
-the same comparison on cases drawn here, with a seed of this build, from the checker's own cases
-(new float values, shuffled token ids, other sizes of the same parity) and answered by the worked
-solution. Those cases exist only in the lecturer's source folder, never in the installed package.
-Written exercises become manually graded answer cells holding the worked answer.
+autograded, locked test cell: ``assert check_x(my_y)``, then the *graded cases*, drawn here with a
+seed of this build from the checker's own cases (new float values, shuffled token ids, other sizes
+of the same parity) and answered by the worked solution. The graded cases are written as JSON to
+``graded_cases/NN_name.json`` in the course folder, never into a notebook: the test cell only
+names them (``run_graded_cases(my_y, "NN_name", "my_y")``, in ``helpers.exercises._graded``), so
+neither the student version nor the feedback, which shows every cell's source, can carry them.
+The helpers a checker computes its expected answers with are the exercise's *references*: the
+student version's set-up cell does not import them, and an answer that calls one gets 0 for the
+exercise, with a message saying why. Written exercises become manually graded answer cells
+holding the worked answer.
 
-The hidden cases are drawn by ``scripts/_hidden_cases.py``. Needs only the course's own
+The graded cases are drawn by ``scripts/_graded_cases.py``. Needs only the course's own
 environment (nbgrader itself runs the folder afterwards).
 """
 
@@ -47,12 +52,22 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _course import ROOT, lesson_notebooks  # noqa: E402
-from _hidden_cases import encode, hidden_spec, recording, submittable_mistakes  # noqa: E402
+from _graded_cases import (  # noqa: E402
+    delegates,
+    encode,
+    graded_spec,
+    recording,
+    references,
+    submittable_mistakes,
+    tracing,
+    without_names,
+)
 
 IMPLEMENT_POINTS = 3  # per implementation exercise (autograded)
 WRITTEN_POINTS = 2  # per written exercise (graded by hand)
 CELL_TIMEOUT_S = 60  # nbgrader's limit per cell while autograding
 COURSE_ID = "position-in-transformers"
+CASES_FOLDER = "graded_cases"  # in the course folder, beside nbgrader_config.py
 DEFAULT_COURSE = ROOT / "_build" / "grading"
 
 _CHECK_CALL = re.compile(r"\b(check_\w+)\(\s*(my_\w+)\s*\)")
@@ -74,9 +89,11 @@ class Exercise:
     checker: str = ""  # check_x (implement)
     context: list[str] = field(default_factory=list)  # code cells the statement refers to
     solution: str = ""  # the worked def (implement) or the worked answer (written, markdown)
-    hidden_cases: int = 0
+    hidden_cases: int = 0  # graded cases drawn for it
     mistakes: list[tuple[str, str]] = field(default_factory=list)  # (import path, hint)
-    note: str = ""  # why something (hidden cases, mistakes) is missing
+    references: list[str] = field(default_factory=list)  # module:qualname the checker answers with
+    delegates: list[str] = field(default_factory=list)  # references that pass the checker as is
+    note: str = ""  # why something (graded cases, mistakes) is missing
 
     @property
     def grade_id(self) -> str:
@@ -240,22 +257,18 @@ def _cell(
     return cell
 
 
-def _test_source(exercise: Exercise, blob: str | None) -> str:
+def _test_source(exercise: Exercise, assignment: str) -> str:
     lines = [
         f'"""{exercise.checker}: {exercise.points} points (its message above says why it fails)."""',
+        "from helpers.exercises._graded import run_graded_cases",
+        "",
         f"assert {exercise.checker}({exercise.name}), {exercise.checker!r} + ' failed: see above'",
     ]
-    if blob is not None:
-        lines += [
-            "### BEGIN HIDDEN TESTS",
-            "import base64, pickle, zlib",
-            "from helpers.exercises._core import run_checker",
-            "",
-            f'_hidden = "{blob}"',
-            "_spec = pickle.loads(zlib.decompress(base64.b64decode(_hidden)))",
-            f"assert run_checker(fn={exercise.name}, **_spec), 'hidden cases failed: see above'",
-            "### END HIDDEN TESTS",
-        ]
+    if exercise.hidden_cases:
+        lines.append(
+            f'assert run_graded_cases({exercise.name}, "{assignment}", "{exercise.name}"), '
+            "'graded cases failed: see above'"
+        )
     return "\n".join(lines)
 
 
@@ -276,9 +289,9 @@ def _setup_source(lesson: nbformat.NotebookNode, solutions: nbformat.NotebookNod
 
 
 def _run_solutions(setup: str, exercises: list[Exercise]) -> tuple[dict, dict, dict]:
-    """Execute the set-up and the worked defs; record each checker's call on its solution.
-    Returns the namespace, the recorded calls and {name: why} for solutions that fail there
-    (e.g. a def that needs a constant from another cell of the worked solutions)."""
+    """Execute the set-up and the worked defs; record each checker's call on its solution and
+    the exercise's references. Returns the namespace, the recorded calls and {name: why} for
+    solutions that fail there (e.g. a def that needs a constant from another cell)."""
     namespace: dict[str, Any] = {"__name__": "__assignment__"}
     with contextlib.redirect_stdout(io.StringIO()):
         exec(compile(setup, "<setup>", "exec"), namespace)  # noqa: S102  (the course's own code)
@@ -289,10 +302,10 @@ def _run_solutions(setup: str, exercises: list[Exercise]) -> tuple[dict, dict, d
             continue
         try:
             exec(compile(exercise.solution, f"<{exercise.name}>", "exec"), namespace)  # noqa: S102
-            with recording() as calls:
+            with recording() as calls, tracing() as seen:
                 passed = namespace[exercise.checker](namespace[exercise.name])
         except Exception as error:  # a checker that raises, or a def that cannot run alone
-            passed, calls = False, []
+            passed, calls, seen = False, [], {"checker": [], "solution": set()}
             failed[exercise.name] = f"{type(error).__name__}: {error}"
         if not passed:
             failed.setdefault(
@@ -300,26 +313,29 @@ def _run_solutions(setup: str, exercises: list[Exercise]) -> tuple[dict, dict, d
             )
         elif calls:
             recorded[exercise.name] = calls[-1]
+        # What the checker answers with, less what the worked solution itself may use.
+        exercise.references = references(seen, calls[-1]["cases"] if calls else [])
     return namespace, recorded, failed
 
 
-def _hidden_blob(
+def _graded_entry(
     exercise: Exercise, call: dict | None, solution: Callable, seed: int
-) -> str | None:
+) -> dict | None:
+    """The exercise's graded cases and references, as stored in ``graded_cases/``."""
     if call is None:
-        exercise.note = f"{exercise.checker} does not use run_checker: no hidden cases"
+        exercise.note = f"{exercise.checker} does not use run_checker: no graded cases"
         return None
     exercise.mistakes = submittable_mistakes(call)
     if not exercise.mistakes:
         exercise.note = f"none of {exercise.checker}'s named mistakes can be handed in as is"
     rng = np.random.default_rng([seed, exercise.number])
-    spec = hidden_spec(call, solution, rng)
-    blob = encode(spec) if spec else None
-    if blob is None:
-        exercise.note = "no hidden case could be drawn from the checker's cases (or too large)"
+    spec = graded_spec(call, solution, rng)
+    data = encode(spec) if spec else None
+    if data is None:
+        exercise.note = "no graded case could be drawn from the checker's cases (or too large)"
         return None
     exercise.hidden_cases = len(spec["cases"])
-    return blob
+    return {"spec": data, "references": exercise.references}
 
 
 def _attach_solutions(exercises: list[Exercise], solutions: nbformat.NotebookNode) -> list[str]:
@@ -337,7 +353,7 @@ def _attach_solutions(exercises: list[Exercise], solutions: nbformat.NotebookNod
     return dropped
 
 
-def _exercise_cells(exercise: Exercise, blob: str | None) -> list[nbformat.NotebookNode]:
+def _exercise_cells(exercise: Exercise, assignment: str) -> list[nbformat.NotebookNode]:
     """Statement, then (written) the answer cell or (implement) context, solution and test."""
     cells = [_cell("markdown", exercise.text, f"text_{exercise.number}", locked=True)]
     if exercise.kind == "written":
@@ -346,7 +362,7 @@ def _exercise_cells(exercise: Exercise, blob: str | None) -> list[nbformat.Noteb
     for i, context in enumerate(exercise.context):
         cells.append(_cell("code", context, f"context_{exercise.name}_{i}", locked=True))
     cells.append(_cell("code", _marked_solution(exercise.solution), exercise.name, solution=True))
-    test = _test_source(exercise, blob)
+    test = _test_source(exercise, assignment)
     cells.append(
         _cell("code", test, exercise.grade_id, grade=True, locked=True, points=exercise.points)
     )
@@ -367,10 +383,16 @@ def build_one(lesson_path: Path, course: Path, seed: int) -> Assignment | str:
     exercises = [e for e in exercises if e.solution]
     setup = _setup_source(lesson, solutions)
     namespace, recorded, failed = _run_solutions(setup, exercises)
+    setup, namespace, recorded, failed = _setup_without_references(
+        setup, exercises, (namespace, recorded, failed)
+    )
     dropped += [f"{name}: the worked solution {why}" for name, why in failed.items()]
     exercises = [e for e in exercises if e.name not in failed]
     if not any(e.kind == "implement" for e in exercises):
         return "no implementation exercise left: " + "; ".join(dropped)
+    for exercise in exercises:
+        if exercise.kind == "implement":
+            exercise.delegates = delegates(exercise.references, namespace[exercise.checker])
 
     title = lesson.cells[0].source.splitlines()[0].lstrip("# ").strip()
     intro = (
@@ -383,18 +405,49 @@ def build_one(lesson_path: Path, course: Path, seed: int) -> Assignment | str:
         _cell("markdown", intro, "intro", locked=True),
         _cell("code", setup, "setup", locked=True),
     ]
+    graded: dict[str, dict] = {}
     for exercise in exercises:
-        blob = None
         if exercise.kind == "implement":
             call = recorded.get(exercise.name)
-            blob = _hidden_blob(exercise, call, namespace[exercise.name], seed)
-        cells += _exercise_cells(exercise, blob)
+            entry = _graded_entry(exercise, call, namespace[exercise.name], seed)
+            if entry is not None:
+                graded[exercise.name] = entry
+        cells += _exercise_cells(exercise, lesson_path.stem)
     metadata = {k: v for k, v in lesson.metadata.items() if k in ("kernelspec", "language_info")}
     notebook = nbformat.v4.new_notebook(cells=cells, metadata=metadata)
     path = course / "source" / lesson_path.stem / f"{lesson_path.stem}.ipynb"
     path.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(notebook, path)
+    cases = course / CASES_FOLDER / f"{lesson_path.stem}.json"
+    cases.parent.mkdir(parents=True, exist_ok=True)
+    stored = {"assignment": lesson_path.stem, "seed": seed, "exercises": graded}
+    cases.write_text(json.dumps(stored), encoding="utf-8")
     return Assignment(lesson_path.stem, exercises, path, dropped)
+
+
+def _setup_without_references(
+    setup: str, exercises: list[Exercise], first_run: tuple[dict, dict, dict]
+) -> tuple[str, dict, dict, dict]:
+    """The set-up cell without the references it imports (a student version must not hand the
+    student the answer), and the solutions' run with it. Names a context cell uses are kept;
+    if the worked solutions need a dropped name after all, the set-up stays as it was."""
+    context = "\n".join(c for e in exercises for c in e.context)
+    names = {
+        reference.split(":")[1].split(".")[0]
+        for exercise in exercises
+        for reference in exercise.references
+    }
+    names = {n for n in names if not re.search(rf"\b{re.escape(n)}\b", context)}
+    reduced = without_names(setup, names)
+    if reduced == setup:
+        return (setup, *first_run)
+    first_references = {e.name: e.references for e in exercises}
+    namespace, recorded, failed = _run_solutions(reduced, exercises)
+    if set(failed) != set(first_run[2]):
+        for exercise in exercises:  # back to the first run's references
+            exercise.references = first_references[exercise.name]
+        return (setup, *first_run)
+    return reduced, namespace, recorded, failed
 
 
 def _write_config(course: Path) -> None:
@@ -405,6 +458,8 @@ def _write_config(course: Path) -> None:
         f'c.CourseDirectory.course_id = "{COURSE_ID}"\n'
         f"c.Execute.timeout = {CELL_TIMEOUT_S}  # seconds per cell while autograding\n"
         "c.Execute.interrupt_on_timeout = True  # a cell that hangs is stopped, the rest graded\n"
+        "# a busy machine can deliver a cell's output seconds after the cell ends (default 4 s)\n"
+        "c.Execute.iopub_timeout = 60\n"
         "c.ClearSolutions.code_stub = {\n"
         '    "python": "# YOUR CODE HERE\\nraise NotImplementedError()",\n'
         "}\n"
@@ -431,7 +486,7 @@ def build(
             continue
         built.append(result)
         parts = [
-            f"{e.name} ({e.points} pt, {e.hidden_cases} hidden cases)" for e in result.exercises
+            f"{e.name} ({e.points} pt, {e.hidden_cases} graded cases)" for e in result.exercises
         ]
         log(f"built {result.name}: " + ", ".join(parts))
         for exercise in result.exercises:
@@ -463,7 +518,7 @@ def main(argv: list[str] | None = None) -> int:
         "--seed",
         type=int,
         default=None,
-        help="seed of the hidden cases (default: a fresh random one)",
+        help="seed of the graded cases (default: a fresh random one)",
     )
     args = parser.parse_args(argv)
     built = build(args.course.resolve(), [n.zfill(2) for n in args.lessons] or None, args.seed)

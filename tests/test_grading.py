@@ -13,7 +13,13 @@ autogrades four students in one ``nbgrader autograde`` run, without network wher
   that exercise's points, and the feedback shows the checker's hint;
 - ``hostile`` (one lesson with two implementation exercises): a cell that prints megabytes and
   calls ``sys.exit`` still gets its points, a function and a cell that hang get 0; the notebook
-  is graded and its stored output stays small.
+  is graded and its stored output stays small;
+- ``delegates``: each exercise answered by calling the course's own implementation (which passes
+  the public checker) gets 0, and the feedback says why.
+
+No graded case reaches a student: they live in ``graded_cases/`` of the course folder, never in
+a notebook, and no value of theirs appears in any released or feedback file; an untouched
+submission logs no checksum warning.
 
 Needs the lecturers' extra (``pip install -e ".[grading]"``): skips without nbgrader.
 """
@@ -43,7 +49,7 @@ import build_assignments  # noqa: E402
 
 DEFAULT_GRADED = tuple(x.number for x in __import__("_course").lessons() if x.graded)  # manifest
 HOSTILE_TIMEOUT_S = 30  # the cell limit for the grading run (a cell of `hostile` hangs)
-STUDENTS = ("solutions", "untouched", "mistakes", "hostile")
+STUDENTS = ("solutions", "untouched", "mistakes", "hostile", "delegates")
 
 
 def _nbgrader(course: Path, *args: str, offline: bool = False) -> subprocess.CompletedProcess:
@@ -118,6 +124,17 @@ def _hostile_submission(release: Path, assignment: build_assignments.Assignment)
     return _save(notebook, "hostile", assignment.name)
 
 
+def _delegates_submission(release: Path, assignment: build_assignments.Assignment) -> Path:
+    """The student version with each exercise answered by the course's own implementation."""
+    notebook = nbformat.read(release, as_version=4)
+    cells = _solution_cells(notebook)
+    for exercise in assignment.exercises:
+        if exercise.kind == "implement" and exercise.delegates:
+            module, function = exercise.delegates[0].split(":")
+            cells[exercise.name].source = f"from {module} import {function} as {exercise.name}"
+    return _save(notebook, "delegates", assignment.name)
+
+
 def _save(notebook: nbformat.NotebookNode, student: str, name: str) -> Path:
     path = COURSE / "submitted" / student / name / f"{name}.ipynb"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -146,13 +163,21 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict:
         _save(nbformat.read(source, as_version=4), "solutions", name)
         _save(nbformat.read(release, as_version=4), "untouched", name)
         _mistakes_submission(release, by_name[name])
+        _delegates_submission(release, by_name[name])
     _hostile_submission(COURSE / "release" / hostile / f"{hostile}.ipynb", by_name[hostile])
     offline = _can_go_offline()
     timeout = f"--Execute.timeout={HOSTILE_TIMEOUT_S}"
+    untouched = _nbgrader(COURSE, "autograde", "*", "--student=untouched", timeout, offline=offline)
     _nbgrader(COURSE, "autograde", "*", timeout, offline=offline)
     _nbgrader(COURSE, "generate_feedback", "*")
     _nbgrader(COURSE, "export")
-    return {"built": built, "lessons": lessons, "hostile": hostile, "messages": messages}
+    return {
+        "built": built,
+        "lessons": lessons,
+        "hostile": hostile,
+        "messages": messages,
+        "untouched_log": untouched.stdout + untouched.stderr,
+    }
 
 
 def _grades(assignment: str, student: str) -> dict[str, tuple[float | None, bool]]:
@@ -192,14 +217,23 @@ def test_every_exercise_has_hidden_cases_and_a_worked_answer(graded):
                 assert exercise.hidden_cases >= 1, f"{where}: {exercise.note}"
 
 
-def test_student_versions_hold_no_solution_and_no_hidden_test(graded):
+def test_student_versions_hold_no_solution_and_no_graded_case(graded):
     for assignment in graded["built"]:
         release = COURSE / "release" / assignment.name / f"{assignment.name}.ipynb"
         text = release.read_text()
         source = (COURSE / "source" / assignment.name / f"{assignment.name}.ipynb").read_text()
-        for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "_hidden"):
+        for marker in ("BEGIN SOLUTION", "END SOLUTION"):
             assert marker in source  # the markers the release must have removed
             assert marker not in text, f"{assignment.name}: {marker!r} in the student version"
+        for marker in ("HIDDEN TESTS", "pickle", "b64decode"):  # graded cases stay out of notebooks
+            assert marker not in source, f"{assignment.name}: {marker!r} in the source version"
+        setup = nbformat.read(release, as_version=4).cells[1].source
+        for exercise in assignment.exercises:  # the set-up does not hand out the answer
+            for reference in exercise.references:
+                name = reference.split(":")[1]
+                assert f"import {name}" not in setup and f" {name}," not in setup, (
+                    f"{assignment.name}: the set-up cell imports {name}, {exercise.name}'s answer"
+                )
         notebook = nbformat.read(release, as_version=4)
         for exercise in assignment.exercises:
             if exercise.kind == "implement":  # the signature, then only the stub
@@ -265,6 +299,68 @@ def test_a_hostile_submission_is_graded_not_fatal(graded):
     assert "SystemExit" in outputs
     assert "CellTimeoutError" in outputs or "KeyboardInterrupt" in outputs  # the cell limit
     assert "took longer than" in outputs  # the checker's verdict on the hanging function
+
+
+def _graded_values(path: Path) -> set[str]:
+    """Every float of a graded-cases file (inputs and answers) as it could be printed: in full
+    and to 6 significant digits (values shared with simple constants left out)."""
+    found: set[str] = set()
+
+    def walk(value: object) -> None:
+        if isinstance(value, dict):
+            if value.get("tensor", "").startswith("float") or value.get("ndarray", "")[1:2] == "f":
+                for x in value["data"]:
+                    if isinstance(x, float) and abs(x) > 1e-3 and x * 8 != round(x * 8):
+                        found.update({repr(x), f"{x:.6g}", f"{x:.6f}"})
+                return
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(json.loads(path.read_text()))
+    return found
+
+
+def test_no_graded_value_reaches_any_file_a_student_receives(graded):
+    student_files = [
+        p
+        for folder in ("release", "feedback")
+        for p in (COURSE / folder).rglob("*")
+        if p.is_file() and p.suffix in (".ipynb", ".html", ".py", ".json", ".txt")
+    ]
+    assert any(p.suffix == ".html" for p in student_files), "no feedback was generated"
+    texts = {p: html.unescape(p.read_text(errors="replace")) for p in student_files}
+    checked = 0
+    for cases in (COURSE / "graded_cases").glob("*.json"):
+        values = _graded_values(cases)
+        checked += len(values)
+        for path, text in texts.items():
+            leaked = [v for v in values if v in text]
+            assert not leaked, f"{path.relative_to(COURSE)} shows graded values {leaked[:3]}"
+    assert checked > 1000  # the search had values to look for
+
+
+def test_an_answer_that_calls_the_course_s_own_implementation_gets_zero(graded):
+    delegated = 0
+    for name in graded["lessons"]:
+        grades = _grades(name, "delegates")
+        feedback = html.unescape(
+            (COURSE / "feedback" / "delegates" / name / f"{name}.html").read_text()
+        )
+        assignment = next(a for a in graded["built"] if a.name == name)
+        for exercise in assignment.exercises:
+            if exercise.kind == "implement" and exercise.delegates and exercise.hidden_cases:
+                delegated += 1
+                assert grades[exercise.grade_id][0] == 0, f"{name}, {exercise.name}"
+                assert f"{exercise.name} calls the course's own" in feedback, exercise.name
+    assert delegated >= 2, "no graded lesson has an exercise the course's helpers answer"
+
+
+def test_an_untouched_submission_logs_no_checksum_warning(graded):
+    assert "has changed" not in graded["untouched_log"], graded["untouched_log"][-2000:]
+    assert "Autograding" in graded["untouched_log"]
 
 
 def test_the_grade_table_lists_every_student(graded):

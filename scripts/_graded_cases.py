@@ -1,19 +1,22 @@
-"""Hidden cases of the nbgrader assignments (part of ``scripts/build_assignments.py``): the
-course's checkers are run once with the worked solutions while every ``run_checker`` call is
+"""Graded cases of the nbgrader assignments (part of ``scripts/build_assignments.py``).
+
+The course's checkers are run once with the worked solutions while every ``run_checker`` call is
 recorded; each recorded case is redrawn (new float values, shuffled token ids, other sizes of the
-same parity), answered by the worked solution and packed, compressed, into the lecturer's test
-cell. The checker's named mistakes that get their own hint back are listed for smoke tests.
+same parity) and answered by the worked solution. The result is stored as JSON
+(``helpers.exercises._graded.encode``) in ``graded_cases/NN_name.json`` of the course folder,
+never in a notebook. While the checker runs, the helpers it computes its expected answers with
+are recorded too: the exercise's *references*, which an answer may not call. The checker's named
+mistakes that get their own hint back are listed for smoke tests.
 """
 
 from __future__ import annotations
 
-import base64
+import ast
 import contextlib
 import copy
 import io
-import pickle
+import json
 import sys
-import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -21,16 +24,20 @@ import numpy as np
 import torch
 
 __all__ = [
-    "MAX_HIDDEN_BYTES",
-    "MAX_HIDDEN_CASES",
+    "MAX_GRADED_BYTES",
+    "MAX_GRADED_CASES",
+    "delegates",
     "encode",
-    "hidden_spec",
+    "graded_spec",
     "recording",
+    "references",
     "submittable_mistakes",
+    "tracing",
+    "without_names",
 ]
 
-MAX_HIDDEN_CASES = 4
-MAX_HIDDEN_BYTES = 200_000  # larger pickled cases (e.g. a whole model) are left out
+MAX_GRADED_CASES = 4
+MAX_GRADED_BYTES = 2_000_000  # JSON text of one exercise's graded cases; larger: left out
 
 
 @contextlib.contextmanager
@@ -113,7 +120,7 @@ def _finite(result: Any) -> bool:
     return array.dtype.kind in "biuf" and bool(np.all(np.isfinite(array.astype(np.float64))))
 
 
-def hidden_spec(call: dict[str, Any], solution: Callable, rng: np.random.Generator) -> dict | None:
+def graded_spec(call: dict[str, Any], solution: Callable, rng: np.random.Generator) -> dict | None:
     """New cases from the checker's recorded call, answered by the worked solution."""
     from helpers.exercises._core import Case, run_checker
 
@@ -128,35 +135,39 @@ def hidden_spec(call: dict[str, Any], solution: Callable, rng: np.random.Generat
         except Exception:  # the worked solution refuses these sizes: not a case
             continue
         if _finite(expected) and not _same_args(args, case.args):
-            cases.append(Case(args, expected, f"hidden case {len(cases) + 1}"))
-        if len(cases) == MAX_HIDDEN_CASES:
+            cases.append(Case(args, expected, f"graded case {len(cases) + 1}"))
+        if len(cases) == MAX_GRADED_CASES:
             break
     if not cases:
         return None
     options = {k: v for k, v in call.items() if k not in ("title", "cases", "mistakes")}
-    if not _picklable(options.get("extract")):
+    if not _storable(options.get("extract")):
         # A hint-choosing closure (lessons 11's checkers): it passes right answers on unchanged,
-        # so the hidden cases compare the same values without it; the public cell keeps the hints.
+        # so the graded cases compare the same values without it; the public cell keeps the hints.
         options.pop("extract")
-    spec = {"title": call["title"] + " (hidden cases)", "cases": cases, **options}
+    spec = {"title": call["title"] + " (graded cases)", "cases": cases, **options}
     with contextlib.redirect_stdout(io.StringIO()):
         if not run_checker(fn=solution, **spec):
             return None
     return spec
 
 
-def _picklable(value: Any) -> bool:
+def _storable(value: Any) -> bool:
+    from helpers.exercises._graded import encode
+
     try:
-        pickle.dumps(value)
-    except Exception:  # closures and local functions cannot be stored with the hidden cases
+        encode(value)
+    except TypeError:  # closures and local functions cannot be stored by name
         return False
     return True
 
 
 def _same_args(a: tuple, b: tuple) -> bool:
+    from helpers.exercises._graded import encode
+
     try:
-        return pickle.dumps(a) == pickle.dumps(b)
-    except Exception:
+        return json.dumps(encode(a)) == json.dumps(encode(b))
+    except TypeError:
         return False
 
 
@@ -193,9 +204,106 @@ def submittable_mistakes(call: dict[str, Any]) -> list[tuple[str, str]]:
     return found
 
 
-def encode(spec: dict) -> str | None:
+def encode(spec: dict) -> Any | None:
+    """The spec as JSON-ready data (``helpers.exercises._graded.encode``), or None when it holds
+    something JSON cannot (a model, a closure) or is too large."""
+    from helpers.exercises._graded import encode
+
     try:
-        blob = base64.b64encode(zlib.compress(pickle.dumps(spec), 9)).decode("ascii")
-    except (pickle.PicklingError, TypeError, AttributeError):
+        data = encode(spec)
+    except TypeError:
         return None
-    return blob if len(blob) <= MAX_HIDDEN_BYTES else None
+    return data if len(json.dumps(data)) <= MAX_GRADED_BYTES else None
+
+
+_NOT_REFERENCES = ("helpers.exercises", "helpers._", "helpers.plots", "helpers.check_env")
+
+
+def _helper_name(frame: Any) -> str | None:
+    """``module:qualname`` of a frame's function when it is one of the course's own helpers."""
+    module = frame.f_globals.get("__name__", "")
+    if not module.startswith("helpers.") or module.startswith(_NOT_REFERENCES):
+        return None
+    return f"{module}:{frame.f_code.co_qualname}"
+
+
+@contextlib.contextmanager
+def tracing() -> Iterator[dict[str, Any]]:
+    """Record what the helpers called straight from a checker's code return (``checker``: a list
+    of (name, value)) and every helper called while the worked solution runs (``solution``)."""
+    seen: dict[str, Any] = {"checker": [], "solution": set()}
+    previous = sys.getprofile()
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event not in ("call", "return") or (name := _helper_name(frame)) is None:
+            return
+        caller = frame.f_back
+        while caller is not None:
+            module = caller.f_globals.get("__name__", "")
+            if module == "__assignment__":
+                seen["solution"].add(name)
+                return
+            if module.startswith("helpers.exercises"):
+                if caller is frame.f_back and event == "return":  # the checker computes with it
+                    seen["checker"].append((name, arg))
+                return
+            caller = caller.f_back
+
+    sys.setprofile(profile)
+    try:
+        yield seen
+    finally:
+        sys.setprofile(previous)
+
+
+def references(seen: dict[str, Any], cases: list) -> list[str]:
+    """The helpers that returned (in full, or as one part of a tuple) the expected answer of
+    every case, less those the worked solution itself calls: what the exercise asks the student
+    to write."""
+    from helpers._convert import as_numpy
+
+    def same(value: Any, expected: Any) -> bool:
+        try:
+            a, b = as_numpy(value), as_numpy(expected)
+        except (TypeError, ValueError, RuntimeError):
+            return False
+        return a.shape == b.shape and a.dtype.kind == b.dtype.kind and np.array_equal(a, b)
+
+    answered: dict[str, set[int]] = {}  # helper -> the cases whose answer it returned
+    for name, value in seen["checker"]:
+        parts = value if isinstance(value, tuple) else (value,)
+        hits = {i for i, case in enumerate(cases) for part in parts if same(part, case.expected)}
+        answered.setdefault(name, set()).update(hits)
+    found = {name for name, hits in answered.items() if cases and len(hits) == len(cases)}
+    return sorted(found - seen["solution"])
+
+
+def delegates(references: list[str], checker: Callable[[Callable], bool]) -> list[str]:
+    """The references (``module:qualname``) that pass ``checker`` when handed in as the answer."""
+    from helpers.exercises._graded import _load_function
+
+    passing = []
+    for reference in references:
+        with contextlib.redirect_stdout(io.StringIO()):
+            try:
+                if checker(_load_function(reference)):
+                    passing.append(reference)
+            except Exception:  # a reference the checker cannot call: not a delegate
+                continue
+    return passing
+
+
+def without_names(setup: str, names: set[str]) -> str:
+    """``setup`` with ``names`` dropped from its ``from helpers... import`` statements."""
+    if not names:
+        return setup
+    lines = setup.splitlines()
+    for node in reversed(ast.parse(setup).body):
+        if not (isinstance(node, ast.ImportFrom) and (node.module or "").startswith("helpers")):
+            continue
+        kept = [alias for alias in node.names if (alias.asname or alias.name) not in names]
+        if len(kept) == len(node.names):
+            continue
+        new = [ast.unparse(ast.ImportFrom(node.module, kept, node.level))] if kept else []
+        lines[node.lineno - 1 : node.end_lineno] = new
+    return "\n".join(lines)
