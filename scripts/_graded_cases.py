@@ -82,10 +82,13 @@ def _perturb(value: Any, rng: np.random.Generator) -> Any:
 
 
 def _perturb_tensor(value: torch.Tensor, rng: np.random.Generator) -> torch.Tensor:
-    if value.is_floating_point():
-        scale = float(value.std()) if value.numel() > 1 else 1.0
-        fresh = rng.normal(float(value.mean()), scale or 1.0, size=tuple(value.shape))
-        return torch.as_tensor(fresh, dtype=value.dtype)
+    if value.is_floating_point():  # finite entries redrawn; -inf (a masked score) kept
+        finite = torch.isfinite(value)
+        kept = value[finite].double()
+        scale = float(kept.std()) if kept.numel() > 1 else 1.0
+        mean = float(kept.mean()) if kept.numel() else 0.0
+        fresh = torch.as_tensor(rng.normal(mean, scale or 1.0, size=tuple(value.shape)))
+        return torch.where(finite, fresh.to(value.dtype), value)
     if value.dtype != torch.bool and value.ndim >= 1 and value.shape[-1] > 1:  # token ids
         return value[..., torch.as_tensor(rng.permutation(value.shape[-1]))].clone()
     return value.clone()
@@ -140,7 +143,10 @@ def graded_spec(call: dict[str, Any], solution: Callable, rng: np.random.Generat
             break
     if not cases:
         return None
-    options = {k: v for k, v in call.items() if k not in ("title", "cases", "mistakes")}
+    # The checker's diagnosis (views are closures) stays with the public checker, whose verdict
+    # the same test cell prints just above; the graded verdict masks its numbers anyway.
+    dropped = ("title", "cases", "mistakes", "diagnosis")
+    options = {k: v for k, v in call.items() if k not in dropped}
     if not _storable(options.get("extract")):
         # A hint-choosing closure (lessons 11's checkers): it passes right answers on unchanged,
         # so the graded cases compare the same values without it; the public cell keeps the hints.
