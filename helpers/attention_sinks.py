@@ -51,7 +51,8 @@ def chunked_mask(seq_len: int, chunk: int) -> torch.Tensor:
 
     Chunks are ``[0, chunk)``, ``[chunk, 2 chunk)``, ...: Llama 4's ``attention_chunk_size``
     on its rotary layers. Unlike a sliding window, the first query of a chunk sees only itself.
-    Used in notebook 18.
+    Used by :class:`~helpers.transformer.per_layer.PerLayerAttention` for chunked layers
+    (notebook 18).
     """
     seq_len = require_int("seq_len", seq_len, minimum=1)
     chunk = require_int("chunk", chunk, minimum=1)

@@ -43,7 +43,7 @@ NO_ATTENTION_TYPES = ("linear_attention", "conv", "mamba")
 @dataclass(frozen=True)
 class ModelEntry:
     """One bank entry: ``model_type`` (``transformers``' name), the position ``values``, and
-    ``source``: where they come from, in words. Used in notebook 18."""
+    ``source``: where they come from, in words. Read by :func:`per_layer_table` (notebook 18)."""
 
     model_type: str
     values: Mapping[str, object]
@@ -215,7 +215,7 @@ class LayerPosition:
     """What one layer does with position: ``rope`` (rotates or not), ``rope_type``, ``base``,
     ``rotated_dims`` (features turned by a nonzero angle), ``head_dim``, ``frequencies`` (the
     ``omega_k`` of the rotated pairs, float64, or ``None``), ``attention_factor`` (on cos and
-    sin), ``window``, ``chunk``, ``temperature`` (a formula, or ``None``). Used in notebook 18.
+    sin), ``window``, ``chunk``, ``temperature`` (a formula, or ``None``). What :func:`per_layer_table` returns (notebook 18).
     """
 
     layer: int

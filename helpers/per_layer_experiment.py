@@ -31,7 +31,7 @@ _P_ROPE = {"rope_type": "proportional", "rope_theta": 10000.0, "partial_rotary_f
 
 def per_layer_config(scheme: str) -> PerLayerConfig:
     """The :class:`PerLayerConfig` of ``scheme`` (one of :data:`PER_LAYER_SCHEMES`), lesson 12's
-    sizes. Used in notebook 18."""
+    sizes. Used by :func:`build_per_layer_model` (notebook 18)."""
     scheme = require_choice("scheme", scheme, PER_LAYER_SCHEMES)
     sliding, chunked, full = "sliding_attention", "chunked_attention", "full_attention"
     size = {k: MODEL_SIZE[k] for k in ("d_model", "num_heads", "d_ff")}

@@ -141,9 +141,12 @@ LAYER = {
     "figure_record": 1,  # they are given and import no model layer
     "diagram": 1,
     "attention": 2,  # knows no position scheme by name: never imports encodings' modules up
+    "attention_sinks": 2,  # lesson 18's learned sinks and window masks
+    "model_configs": 2,  # lesson 18's configuration bank: reads them with encodings' rules
     "transformer": 3,
     "training": 4,
     "extrapolation": 4,  # lesson 12's experiment: models and their training
+    "per_layer_experiment": 4,  # lesson 18's experiment on lesson 12's task
     "widgets": 4,
     "exercises": 5,  # the checkers may use every model and helper
     "__init__": 6,  # the package's front door loads submodules on first use

@@ -29,7 +29,7 @@ def tmrope_temporal_ids(
     """Time ids of ``num_grids`` video grids taken ``seconds_per_grid`` apart:
     ``floor(g * seconds_per_grid * position_id_per_seconds)`` for ``g = 0 .. num_grids - 1``
     (computed in float32, as ``transformers`` does). Shape ``(num_grids,)``, int64.
-    Used in notebook 18.
+    Used by :func:`tmrope_position_ids` (notebook 18).
     """
     num_grids = require_int("num_grids", num_grids, minimum=1)
     seconds_per_grid = require_positive_float("seconds_per_grid", seconds_per_grid)
@@ -45,7 +45,7 @@ def tmrope_chunks(time_ids: torch.Tensor, ids_per_chunk: int) -> list[tuple[int,
     of ``(start, end)`` index ranges. Scanning left to right, a new chunk starts at the first
     id ``>= c * ids_per_chunk`` (``c = 1, 2, ...``, one boundary per id at most, as
     ``transformers``' ``get_chunked_index`` does: an id that jumps over several boundaries
-    starts one chunk only). Used in notebook 18.
+    starts one chunk only). Used by :func:`tmrope_position_ids` (notebook 18).
     """
     if not isinstance(time_ids, torch.Tensor) or time_ids.ndim != 1:
         raise TypeError(f"time_ids must be a 1-D tensor, got {time_ids!r}")

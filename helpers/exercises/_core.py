@@ -300,7 +300,8 @@ def _run_case(fn: Callable[..., Any], case: Case, spec: _Spec) -> _Outcome:
     try:
         got, outcome.printed, changed = _call(fn, case.args, spec.time_limit)
         _compare(got, case, spec, outcome)
-        if changed:  # the right values, but the caller's data is gone
+        if changed:  # the right values, but the caller's data is gone: no value to diagnose
+            outcome.array = None
             raise CaseFailedError(
                 f"your function returns the right values but changes its argument {changed} in "
                 "place, so the caller's tensor is no longer what it passed in: work on a copy, "

@@ -73,6 +73,9 @@ class View:
     period: float | None = None
     axes: tuple[str, ...] = ()
     explain: Callable[[list[tuple[np.ndarray, np.ndarray, FailedCase]]], str] | None = None
+    # False for a view that only subtracts a given part (your result minus pe): which of its
+    # entries differ is which of the result's differ, and would blame the part not subtracted
+    parts: bool = True
 
 
 @dataclass(frozen=True)
@@ -702,7 +705,7 @@ def diagnose(  # noqa: C901 (the steps in order, each a few lines)
         if relation:
             return _with_right(right_views) + f"{view.name}: yours are {relation}."
     for view in spec.views:
-        if view.name in right_views:
+        if view.name in right_views or not view.parts:
             continue
         try:
             part = _part_statement(cases, view.axes, spec, view.period, view.transform)

@@ -360,6 +360,7 @@ def check_token_and_position(
                     "the token parts (your result minus pe[:seq_len])",
                     lambda a, args: a - as_numpy(args[2])[: a.shape[-2]],
                     axes=("sequence", "position", "feature"),
+                    parts=False,
                 ),
                 View(
                     "the position parts (your result minus the scaled token rows)",
@@ -367,6 +368,7 @@ def check_token_and_position(
                         a - as_numpy(args[1])[as_numpy(args[0])] * args[1].shape[1] ** 0.5
                     ),
                     axes=("sequence", "position", "feature"),
+                    parts=False,
                 ),
             ),
         ),

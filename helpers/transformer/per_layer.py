@@ -202,7 +202,8 @@ class PerLayerConfig:
     ``{"rope_type", "rope_theta", "partial_rotary_factor"}`` or ``None`` (NoPE); every type
     used must be a key. ``sliding_window`` / ``attention_chunk_size``: the keys a sliding /
     chunked layer sees. ``attn_temperature_tuning``: Llama 4's query temperature on the NoPE
-    layers, with ``floor_scale`` and ``attn_scale``. Used in notebook 18.
+    layers, with ``floor_scale`` and ``attn_scale``. What each
+    :class:`PerLayerAttention` is built from (notebook 18).
     """
 
     vocab_size: int
