@@ -187,6 +187,10 @@ def _plural(name: str, count: int) -> str:
 
 
 _FACTORS = [
+    (2.0**-30, "1/2**30 (bytes counted in GiB)"),
+    (2.0**-20, "1/2**20 (bytes counted in MiB)"),
+    (1e-9, "1e-9 (bytes counted in GB)"),
+    (1e-6, "1e-6 (bytes counted in MB)"),
     (2.0, "2"),
     (0.5, "1/2"),
     (2 * math.pi, "2 pi"),
@@ -277,11 +281,17 @@ def _factor_of(got: np.ndarray, expected: np.ndarray, period: float | None) -> f
     return None if denominator == 0 else float(np.sum(got * expected)) / denominator
 
 
+def _familiar(c: float) -> bool:
+    return any(abs(c - v) <= 1e-6 * v for v, _ in _FACTORS)
+
+
 def _common_factor(cases: Cases, spec: Diagnosis, period: float | None) -> str:
     found = [_factor_of(got, expected, period) for got, expected, _ in cases]
     if None in found:
         return ""
-    if not found or any(abs(c - 1) < MARGIN or abs(c) < MARGIN for c in found):
+    if not found or any(
+        abs(c - 1) < MARGIN or (abs(c) < MARGIN and not _familiar(c)) for c in found
+    ):
         return ""
     for (got, expected, _), c in zip(cases, found, strict=True):
         if not _same(got, c * expected, _scale(c * expected), period):
@@ -802,11 +812,16 @@ def base_view() -> View:
             raise ValueError("not a vector of positive frequencies")
         d = 2 * a.size
         k = np.arange(1, a.size)
-        return a[1:] ** (-d / (2 * k))
+        # pair 0 implies no base (omega_0 = 1 for any): 0 when it is 1, so that index k of the
+        # view is pair k and a statement about "pair 14" names pair 14
+        rest = a[1:] ** (-d / (2 * k))
+        first = 0.0 if abs(a[0] - 1) <= 1e-12 else -1.0 - float(np.max(np.abs(rest)))
+        return np.concatenate(([first], rest))
 
     def explain(viewed: list[tuple[np.ndarray, np.ndarray, FailedCase]]) -> str:
         texts = []
         for got, expected, case in viewed:
+            got, expected = got[1:], expected[1:]  # pair 0 implies no base
             g0, e0 = float(np.median(got)), float(np.median(expected))
             geometric = np.all(np.abs(got - g0) <= 1e-6 * g0)
             if not (geometric and np.all(np.abs(expected - e0) <= 1e-6 * e0)):
