@@ -777,7 +777,8 @@ def rotary_views(
     x_of: Callable[[tuple], Any], layout: str = "interleaved", rotary_dim_of=None, params=None
 ) -> tuple[View, ...]:
     """Two views of a rotary answer: the length of every pair and the angle it turned by."""
-    pairs = "(2k, 2k+1)" if layout == "interleaved" else "(k, k + d/2)"
+    half = "r/2" if rotary_dim_of else "d/2"  # a partial rotation pairs inside its r features
+    pairs = "(2k, 2k+1)" if layout == "interleaved" else f"(k, k + {half})"
 
     def lengths(a: np.ndarray, args: tuple) -> np.ndarray:
         r = rotary_dim_of(args) if rotary_dim_of else None

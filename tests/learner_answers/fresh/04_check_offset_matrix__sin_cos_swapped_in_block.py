@@ -1,0 +1,13 @@
+"""Swapped sin and cos inside the block: [[sin, cos], [-cos, sin]]."""
+KIND = "wrong"
+CHECKER = "check_offset_matrix"
+LESSON = "04"
+import numpy as np
+
+def answer(offset, d_model):
+    M = np.zeros((d_model, d_model))
+    for k in range(d_model // 2):
+        w = 10000.0 ** (-2 * k / d_model)
+        c, s = np.cos(w * offset), np.sin(w * offset)
+        M[2 * k : 2 * k + 2, 2 * k : 2 * k + 2] = [[s, c], [-c, s]]
+    return M

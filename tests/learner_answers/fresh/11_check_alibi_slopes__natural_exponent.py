@@ -1,0 +1,18 @@
+"""Writes the ratio as exp(-8/n) instead of 2^(-8/n)."""
+KIND = "wrong"
+CHECKER = "check_alibi_slopes"
+LESSON = "11"
+import math
+import torch
+
+
+def answer(num_heads):
+    def pow2(n):
+        start = math.exp(-8.0 / n)
+        return [start ** (h + 1) for h in range(n)]
+    if num_heads & (num_heads - 1) == 0:
+        slopes = pow2(num_heads)
+    else:
+        p = 2 ** math.floor(math.log2(num_heads))
+        slopes = pow2(p) + pow2(2 * p)[0::2][: num_heads - p]
+    return torch.tensor(slopes)

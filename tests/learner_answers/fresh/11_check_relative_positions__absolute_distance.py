@@ -1,0 +1,11 @@
+"""Uses the absolute distance |n - m|, losing the direction."""
+KIND = "wrong"
+CHECKER = "check_relative_positions"
+LESSON = "11"
+import torch
+
+
+def answer(len_q, len_k, max_distance):
+    m = torch.arange(len_q)[:, None]
+    n = torch.arange(len_k)[None, :]
+    return (n - m).abs().clamp(max=max_distance)

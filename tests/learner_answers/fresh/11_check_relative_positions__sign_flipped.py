@@ -1,0 +1,11 @@
+"""Computes m - n (query minus key) instead of n - m."""
+KIND = "wrong"
+CHECKER = "check_relative_positions"
+LESSON = "11"
+import torch
+
+
+def answer(len_q, len_k, max_distance):
+    m = torch.arange(len_q)[:, None]
+    n = torch.arange(len_k)[None, :]
+    return (m - n).clamp(-max_distance, max_distance)

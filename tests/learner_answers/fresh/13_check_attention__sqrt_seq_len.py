@@ -1,0 +1,14 @@
+"""Scales by the square root of the number of keys (k.shape[-2]) instead of the key width."""
+KIND = "wrong"
+CHECKER = "check_attention"
+LESSON = "13"
+import math
+import torch
+
+
+def answer(q, k, v, mask):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(k.shape[-2])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    return weights @ v, weights

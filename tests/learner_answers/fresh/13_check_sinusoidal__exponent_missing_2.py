@@ -1,0 +1,12 @@
+"""Uses the pair index but forgets the 2: 10000^(k/d)."""
+KIND = "wrong"
+CHECKER = "check_sinusoidal"
+LESSON = "13"
+import numpy as np
+
+
+def answer(num_positions, d_model):
+    t = np.arange(num_positions)[:, None]
+    i = np.arange(d_model)
+    angles = t / 10000.0 ** ((i // 2) / d_model)
+    return np.where(i % 2 == 0, np.sin(angles), np.cos(angles))

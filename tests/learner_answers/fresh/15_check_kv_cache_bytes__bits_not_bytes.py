@@ -1,0 +1,8 @@
+"""Multiplies by 8, counting bits instead of bytes."""
+KIND = "wrong"
+CHECKER = "check_kv_cache_bytes"
+LESSON = "15"
+
+
+def answer(num_layers, num_heads, d_head, num_tokens, bytes_per_value):
+    return 2 * num_layers * num_heads * d_head * num_tokens * bytes_per_value * 8

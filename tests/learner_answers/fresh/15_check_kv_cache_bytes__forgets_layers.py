@@ -1,0 +1,8 @@
+"""Counts one layer only."""
+KIND = "wrong"
+CHECKER = "check_kv_cache_bytes"
+LESSON = "15"
+
+
+def answer(num_layers, num_heads, d_head, num_tokens, bytes_per_value):
+    return 2 * num_heads * d_head * num_tokens * bytes_per_value

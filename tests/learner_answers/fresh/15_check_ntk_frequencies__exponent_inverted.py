@@ -1,0 +1,11 @@
+"""Raises the factor to (d-2)/d instead of d/(d-2)."""
+KIND = "wrong"
+CHECKER = "check_ntk_frequencies"
+LESSON = "15"
+import torch
+
+
+def answer(d, factor, base):
+    new_base = base * factor ** ((d - 2) / d)
+    k = torch.arange(d // 2, dtype=torch.float64)
+    return new_base ** (-2 * k / d)

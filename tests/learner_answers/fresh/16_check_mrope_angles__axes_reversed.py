@@ -1,0 +1,14 @@
+"""Assigns the sections in the order width, height, time."""
+KIND = "wrong"
+CHECKER = "check_mrope_angles"
+LESSON = "16"
+import torch
+
+
+def answer(position_ids, mrope_section, d_k, base):
+    half = d_k // 2
+    axes = torch.repeat_interleave(torch.tensor([2, 1, 0]), torch.tensor(list(mrope_section)))
+    k = torch.arange(half, dtype=torch.float64)
+    omega = base ** (-2 * k / d_k)
+    ids = position_ids.to(torch.float64)
+    return ids[axes].T * omega

@@ -1,0 +1,21 @@
+"""After an image, sets start to the largest id used (start + max(h, w) - 1), so the next text reuses it."""
+KIND = "wrong"
+CHECKER = "check_mrope_position_ids"
+LESSON = "16"
+import torch
+
+
+def answer(segments):
+    cols, start = [], 0
+    for kind, size in segments:
+        if kind == "text":
+            for i in range(size):
+                cols.append([start + i] * 3)
+            start += size
+        else:
+            h, w = size
+            for r in range(h):
+                for c in range(w):
+                    cols.append([start, start + r, start + c])
+            start += max(h, w) - 1
+    return torch.tensor(cols, dtype=torch.long).T

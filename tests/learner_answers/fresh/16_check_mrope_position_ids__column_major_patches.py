@@ -1,0 +1,20 @@
+"""Visits the patches column by column instead of row by row."""
+KIND = "wrong"
+CHECKER = "check_mrope_position_ids"
+LESSON = "16"
+import torch
+
+
+def answer(segments):
+    cols, start = [], 0
+    for kind, size in segments:
+        if kind == "text":
+            cols += [[start + i] * 3 for i in range(size)]
+            start += size
+        else:
+            h, w = size
+            for c in range(w):
+                for r in range(h):
+                    cols.append([start, start + r, start + c])
+            start += max(h, w)
+    return torch.tensor(cols, dtype=torch.long).T

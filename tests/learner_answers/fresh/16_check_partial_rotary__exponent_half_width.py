@@ -1,0 +1,17 @@
+"""Divides by the number of pairs instead of the rotary width: base^(-2k/(r/2))."""
+KIND = "wrong"
+CHECKER = "check_partial_rotary"
+LESSON = "16"
+import torch
+
+
+def answer(x, positions, rotary_dim, base):
+    r = rotary_dim
+    k = torch.arange(r // 2, dtype=torch.float64)
+    omega = base ** (-2 * k / (r // 2))
+    ang = torch.as_tensor(positions).to(torch.float64)[:, None] * omega
+    cos = torch.cat([ang.cos(), ang.cos()], -1).to(x.dtype)
+    sin = torch.cat([ang.sin(), ang.sin()], -1).to(x.dtype)
+    xr, rest = x[:, :r], x[:, r:]
+    rot = torch.cat([-xr[:, r // 2 :], xr[:, : r // 2]], -1)
+    return torch.cat([xr * cos + rot * sin, rest], -1)

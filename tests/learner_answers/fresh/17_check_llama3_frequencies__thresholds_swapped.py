@@ -1,0 +1,15 @@
+"""Swaps low_freq_factor and high_freq_factor: the ramp runs from 4 turns (divided) to 1 turn (kept), clamped."""
+KIND = "wrong"
+CHECKER = "check_llama3_frequencies"
+LESSON = "17"
+import math
+import torch
+
+
+def answer(d, factor, base, original_max_len, low_freq_factor, high_freq_factor):
+    k = torch.arange(d // 2, dtype=torch.float64)
+    omega = base ** (-2 * k / d)
+    L = original_max_len
+    turns = L * omega / (2 * math.pi)
+    s = ((turns - high_freq_factor) / (low_freq_factor - high_freq_factor)).clamp(0, 1)
+    return (1 - s) * omega / factor + s * omega
