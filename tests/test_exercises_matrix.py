@@ -34,6 +34,7 @@ from helpers.encodings import (
 from helpers.exercises import _core
 from helpers.exercises import length_extrapolation as le
 from helpers.exercises import long_context as lc
+from helpers.exercises import per_layer as per_layer_ex
 from helpers.exercises import production as production_ex
 from helpers.exercises import rotary_microscope as rotary_microscope_ex
 from helpers.exercises import transformer as transformer_ex
@@ -118,6 +119,20 @@ RIGHT_AND_WRONG = {
         lambda ids, section, d_k, base: rotary_microscope_ex._angles(ids, section, d_k, base) + 1,
     ),
     "check_mrope_position_ids": (mrope_position_ids, lambda s: mrope_position_ids(s) + 1),
+    "check_proportional_frequencies": (
+        per_layer_ex._proportional,
+        lambda d, p, base: per_layer_ex._proportional(d, p, base) * 1.01,
+    ),
+    "check_sink_weights": (
+        per_layer_ex._sink_weights,
+        lambda scores, sinks: torch.softmax(scores, dim=-1),
+    ),
+    "check_llama4_temperature": (
+        per_layer_ex._temperature,
+        lambda t, floor_scale, attn_scale: per_layer_ex._temperature(
+            t + 1, floor_scale, attn_scale
+        ),
+    ),
 }
 
 CHECKERS = sorted(RIGHT_AND_WRONG)

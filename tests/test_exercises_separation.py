@@ -28,6 +28,7 @@ MODULES = [
     "transformer",
     "production",
     "rotary_microscope",
+    "per_layer",
 ]
 
 

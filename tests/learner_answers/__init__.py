@@ -32,6 +32,7 @@ LESSONS = [
     "lesson_14",
     "lesson_16",
     "lesson_17",
+    "lesson_18",
 ]
 
 
