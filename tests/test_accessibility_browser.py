@@ -493,9 +493,12 @@ def test_site_formulas_are_no_tab_stops_but_keep_their_spoken_text(site_reports)
 @pytest.mark.parametrize("width, dark", [(375, False), (1280, True)], ids=["phone", "dark"])
 def test_sample_site_pages_pass_axe_at_phone_width_and_in_dark_mode(site, browser, width, dark):
     setup = "() => 0"
-    if dark:  # the theme's own switch sets this attribute; give its transitions time to end
+    if dark:  # the theme's own switch sets this attribute; wait for its transitions to end
+        # (a fixed 300 ms was too short on a busy machine: a button measured mid-transition)
         setup = "() => { document.documentElement.dataset.theme = 'dark';"
-        setup += " return window.__course.sleep(300); }"
+        setup += " void document.body.offsetHeight;"  # start the transitions now
+        setup += " return Promise.all(document.getAnimations().map((a) => a.finished))"
+        setup += ".then(() => window.__course.sleep(100)); }"
     reports = browser.check(site, list(SAMPLES), width=width, height=900, setup=setup)
     assert set(reports) == set(SAMPLES)
     failures = _failures(reports)
