@@ -25,22 +25,28 @@ machine). Timings depend on the machine and its load: write them on an otherwise
 A notebook that the manifest does not list (one outside the repository) gets its header line
 written directly.
 
-**Study times** (``--study``; issue 27) depend only on the notebooks' content: nothing is
-executed. The rule: prose is read at 120 words per minute, code at 8 lines per minute (reading
-it and running it), and each exercise takes 10 minutes. A lesson's cells fall into three parts:
+**Study times** (``--study``; issues 27 and 41) depend only on the notebooks' content: nothing
+is executed. The rule, calibrated on first-time readers (issue 41: a careful reader who had never
+implemented attention took about 55 min for lesson 03, 46-50 for 05 and 75-80 for 10, which the
+rule gives as 55, 48 and 80): prose is read at 100 words per minute, code at 6.5 lines per minute
+(reading it and running it), and each exercise takes 10 minutes. A lesson's cells fall into three
+parts:
 
-- **core**: everything up to the summary and the summary itself: the lesson proper;
+- **core**: the lesson proper, summary included; what every learner reads;
 - **exercises**: from a ``## Exercises`` (or ``### Exercises``) heading on; each exercise is a
   line opening with ``**N.`` or ``N. **`` there and counts ``MINUTES_PER_EXERCISE`` minutes
-  (its prose and stub code are part of those minutes, not counted again);
-- **optional**: from a ``## Going deeper`` heading on: digressions kept for the curious, counted
-  apart from the core.
+  (its prose and stub code are part of those minutes, not counted again); a later ``##``
+  heading ends it;
+- **optional**: a section whose heading starts with "Going deeper" or "Optional" (any level),
+  up to the next heading of the same or a higher level: digressions kept for the curious,
+  counted apart from the core. It can sit anywhere in the lesson.
 
-A part runs until the next ``##`` heading that opens another part (or the ``**Next:**`` link,
-which is core). The ``**Study time:**`` line itself is not counted, so writing it changes
-nothing. Words are whitespace-separated tokens of markdown cells (a formula counts by its
-tokens: slower to read than prose, and the rule stays simple); code lines are the non-blank
-lines of code cells. Stated times are rounded up to 5 minutes (:func:`round_minutes`).
+The ``**Next:**`` link is core. A cell's part is decided by its first heading. The ``**Study
+time:**`` line itself is not counted, so writing it changes nothing. Words are
+whitespace-separated tokens of markdown cells (a formula counts by its tokens: slower to read
+than prose, and the rule stays simple); code lines are the non-blank lines of code cells. Stated
+times are rounded up to 5 minutes (:func:`round_minutes`); every lesson's core must come to at
+most ``CORE_BUDGET_MINUTES`` (one sitting; tested).
 ``--write-study`` writes them into the manifest (``study_min``, ``exercises``) and regenerates
 the README course map's study-time column and each lesson's ``**Study time:**`` line.
 
@@ -203,9 +209,10 @@ def check_times(measured: dict[Path, float], tolerance: float, root: Path = ROOT
 
 # ---------------------------------------------------------------------------- study times
 
-WORDS_PER_MINUTE = 120
-CODE_LINES_PER_MINUTE = 8
+WORDS_PER_MINUTE = 100
+CODE_LINES_PER_MINUTE = 6.5
 MINUTES_PER_EXERCISE = 10
+CORE_BUDGET_MINUTES = 45  # one sitting, by the rule above
 
 CORE, EXERCISES, OPTIONAL = "core", "exercises", "optional"
 
@@ -220,31 +227,31 @@ def round_minutes(minutes: float) -> int:
     return max(5, 5 * math.ceil(minutes / 5 - 1e-9))
 
 
-def _part_opened_by(source: str, current: str) -> str:
-    """The part a markdown cell opens (its first heading), or ``current`` if it opens none."""
-    if source.lstrip().startswith("**Next:**"):
-        return CORE
-    for line in source.splitlines():
-        match = _HEADING_RE.match(line)
-        if not match:
-            continue
-        level, title = match.group(1), match.group(2).strip().lower()
-        if title.startswith("exercises"):
-            return EXERCISES
-        if level == "##" and title.startswith("going deeper"):
-            return OPTIONAL
-        if level == "##" and current != OPTIONAL:
-            return CORE
-        return current
-    return current
+_OPTIONAL_TITLES = ("going deeper", "optional")
 
 
 def cell_parts(notebook) -> list[str]:
     """The part of every cell, in order: ``"core"``, ``"exercises"`` or ``"optional"``."""
-    parts, current = [], CORE
+    parts, current, optional_level = [], CORE, 0
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
-            current = _part_opened_by(cell.source, current)
+            if cell.source.lstrip().startswith("**Next:**"):
+                current = CORE
+            for line in cell.source.splitlines():
+                match = _HEADING_RE.match(line)
+                if not match:
+                    continue
+                level, title = len(match.group(1)), match.group(2).strip().lower()
+                if title.startswith("exercises"):
+                    current = EXERCISES
+                elif title.startswith(_OPTIONAL_TITLES):
+                    if current != OPTIONAL or level < optional_level:
+                        current, optional_level = OPTIONAL, level
+                elif current == OPTIONAL and level <= optional_level:
+                    current = CORE
+                elif current == EXERCISES and level == 2:
+                    current = CORE
+                break  # a cell's first heading decides
         parts.append(current)
     return parts
 
