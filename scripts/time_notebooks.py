@@ -230,6 +230,30 @@ def round_minutes(minutes: float) -> int:
 _OPTIONAL_TITLES = ("going deeper", "optional")
 
 
+def _first_heading(source: str) -> tuple[int, str] | None:
+    """(level, lower-case title) of the first ``##``/``###`` heading of a markdown cell."""
+    for line in source.splitlines():
+        match = _HEADING_RE.match(line)
+        if match:
+            return len(match.group(1)), match.group(2).strip().lower()
+    return None
+
+
+def _next_part(current: str, optional_level: int, heading: tuple[int, str]) -> tuple[str, int]:
+    """The part (and the optional section's level) after a cell opening with ``heading``."""
+    level, title = heading
+    if title.startswith("exercises"):
+        return EXERCISES, optional_level
+    if title.startswith(_OPTIONAL_TITLES):
+        if current != OPTIONAL or level < optional_level:
+            return OPTIONAL, level
+        return current, optional_level
+    closes_optional = current == OPTIONAL and level <= optional_level
+    if closes_optional or (current == EXERCISES and level == 2):
+        return CORE, optional_level
+    return current, optional_level
+
+
 def cell_parts(notebook) -> list[str]:
     """The part of every cell, in order: ``"core"``, ``"exercises"`` or ``"optional"``."""
     parts, current, optional_level = [], CORE, 0
@@ -237,21 +261,9 @@ def cell_parts(notebook) -> list[str]:
         if cell.cell_type == "markdown":
             if cell.source.lstrip().startswith("**Next:**"):
                 current = CORE
-            for line in cell.source.splitlines():
-                match = _HEADING_RE.match(line)
-                if not match:
-                    continue
-                level, title = len(match.group(1)), match.group(2).strip().lower()
-                if title.startswith("exercises"):
-                    current = EXERCISES
-                elif title.startswith(_OPTIONAL_TITLES):
-                    if current != OPTIONAL or level < optional_level:
-                        current, optional_level = OPTIONAL, level
-                elif current == OPTIONAL and level <= optional_level:
-                    current = CORE
-                elif current == EXERCISES and level == 2:
-                    current = CORE
-                break  # a cell's first heading decides
+            heading = _first_heading(cell.source)
+            if heading is not None:  # a cell's first heading decides
+                current, optional_level = _next_part(current, optional_level, heading)
         parts.append(current)
     return parts
 
