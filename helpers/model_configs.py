@@ -70,6 +70,7 @@ _HF = "https://huggingface.co/{}/blob/main/config.json"
 _MLC = "mlc-ai/mlc-llm python/mlc_llm/model/model_preset.py@79d603f0"
 _DEEPSEEK_CODE = "deepseek-ai/DeepSeek-V3 inference/model.py ModelArgs@9b4e9788"
 _TRT = "NVIDIA/TensorRT-LLM tests/unittest/_torch/modeling/"
+_BRIDGE = "NVIDIA-NeMo/Megatron-Bridge src/megatron/bridge/models/"
 
 # fmt: off
 MODEL_CONFIGS: dict[str, ModelEntry] = {
@@ -192,11 +193,11 @@ MODEL_CONFIGS: dict[str, ModelEntry] = {
                          "beta_slow": 1.0, "truncate": False,
                          "original_max_position_embeddings": 4096}},
         "config.json of openai/gpt-oss-120b (August 2025), " + _HF.format("openai/gpt-oss-120b"),
-        "sizes, 36 layers, 64/8 heads, head 64 and base 150,000 in public copies of the 120B "
-        "config; the rope_scaling block was not seen in a copy of this file: it is the 20B's "
-        "and GptOssConfig's default, which transformers documents as 'similar to GPT-OSS-120B' "
-        "(OpenAI's reference code: rope_scaling_factor 32, ntk_beta 32, ntk_alpha 1, "
-        "initial_context_length 4096 for both sizes)"),
+        "every value equal in " + _BRIDGE + "gpt_oss/gpt_oss_provider.py@12bc34a8 "
+        "(GPTOSSProvider120B: 36 layers; shared with the 20B: 2880, 64/8 heads, head 64, base "
+        "150,000, YaRN factor 32 from 4,096, beta 32/1, correction range not rounded to whole "
+        "pairs = truncate False, window 128 on every other layer, 131,072 positions) and in "
+        "GptOssConfig's default, documented as 'similar to GPT-OSS-120B'"),
     "DeepSeek-V3": ModelEntry("deepseek_v3", {
         "hidden_size": 7168, "num_attention_heads": 128, "num_key_value_heads": 128,
         "num_hidden_layers": 61, "q_lora_rank": 1536, "kv_lora_rank": 512,
@@ -259,9 +260,10 @@ MODEL_CONFIGS: dict[str, ModelEntry] = {
         "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
         "num_hidden_layers": 36, "max_position_embeddings": 40960, "rope_theta": 1000000.0},
         "config.json of Qwen/Qwen3-8B (April 2025), " + _HF.format("Qwen/Qwen3-8B"),
-        "sizes and base equal in Chen-Oliver/qwen3-8b-base config.json@1e44ee1a (the Base "
-        "model's file: 32,768 positions) and 40,960 positions in copies of post-trained Qwen3 "
-        "8B-shaped files (Qwen3-Reranker-8B, a Qwen3-8B draft model's target)"),
+        "every value equal in a verbatim copy of the file, committed to the Hub as 'Copy "
+        "config.json from Qwen/Qwen3-8B' (https://huggingface.co/thejaminator/qwen-hook-layer-9"
+        "/commit/478fb720f1f3ced834fce0275b55b2732d438edc); the base model's file "
+        "(Chen-Oliver/qwen3-8b-base config.json@1e44ee1a) has 32,768 positions instead"),
     "Qwen3-Next 80B-A3B": ModelEntry("qwen3_next", {
         "hidden_size": 2048, "num_attention_heads": 16, "num_key_value_heads": 2,
         "head_dim": 256, "num_hidden_layers": 48, "full_attention_interval": 4,
@@ -269,19 +271,21 @@ MODEL_CONFIGS: dict[str, ModelEntry] = {
         "max_position_embeddings": 262144},
         "config.json of Qwen/Qwen3-Next-80B-A3B-Instruct (September 2025), "
         + _HF.format("Qwen/Qwen3-Next-80B-A3B-Instruct"),
-        "sizes, interval 4, p = 0.25 and 262,144 positions in several public copies; base "
-        "10,000,000 from a fixture script that names the release at revision 9c7f2fbe. Copies "
-        "giving 5,000,000 name Qwen/Qwen3-Coder-Next (same architecture) or no model; no "
-        "verbatim copy of this file was seen, so the base is the least certain value here",
-        verified=False),
+        "every value equal in " + _BRIDGE + "qwen/qwen_provider.py@07d0d14a "
+        "(Qwen3NextModelProvider80B_A3B, for the Instruct and Thinking releases: 48 layers, "
+        "2048, 16 heads, 2 groups, head 256, rotary_base 10,000,000, rotary_percent 0.25, "
+        "262,144 tokens, a full layer every 4) and in a fixture script naming the release at "
+        "revision 9c7f2fbe (rope_theta 1e7). Copies giving 5,000,000 are of "
+        "Qwen/Qwen3-Coder-Next, the same architecture with another base"),
     "GLM-4.5": ModelEntry("glm4_moe", {
         "hidden_size": 5120, "num_attention_heads": 96, "num_key_value_heads": 8,
         "head_dim": 128, "num_hidden_layers": 92, "partial_rotary_factor": 0.5,
         "rope_theta": 1000000.0, "max_position_embeddings": 131072},
         "config.json of zai-org/GLM-4.5 (July 2025), " + _HF.format("zai-org/GLM-4.5"),
-        "sizes, 92 layers, 96/8 heads, head 128 and 131,072 positions in a public table of the "
-        "GLM-4.5 file; p = 0.5 and base 1,000,000 in copies of the same architecture's files "
-        "(GLM-4.6/4.7, which raise max_position_embeddings to 202,752)"),
+        "every value equal in " + _BRIDGE + "glm/glm45_provider.py@5f28ae82 "
+        "(GLM45ModelProvider355B: 92 layers, 5120, 96 heads, 8 groups, head 128, rotary_base "
+        "1,000,000, rotary_percent 0.5, 131,072 tokens); GLM-4.6/4.7 keep the rotary keys and "
+        "raise max_position_embeddings to 202,752"),
     "SmolLM3 3B": ModelEntry("smollm3", {
         "hidden_size": 2048, "num_attention_heads": 16, "num_key_value_heads": 4,
         "num_hidden_layers": 36, "max_position_embeddings": 65536, "rope_theta": 5000000.0,
@@ -315,7 +319,9 @@ MODEL_CONFIGS: dict[str, ModelEntry] = {
         "mini's shape (head 96, 131,072 from 4,096, base 10,000: an OmniGen rotary test); the "
         "file spells the type 'su', the bank 'longrope' (transformers' name). The current "
         "microsoft/Phi-3-mini-128k-instruct (July 2024 update) ships another set (short "
-        "factors from 1.0, long up to 64.84): the name means Phi-3 mini's shape, not that file"),
+        "factors from 1.0, long up to 64.84): the name means Phi-3 mini's shape, not that file. "
+        "Sizes (3072, 32 layers, 32/32 heads, head 96) equal the same copy's; the attribution of "
+        "this set to Phi-3-vision's file is notebook 17's and was not re-seen in a copy"),
     "OLMo 2 7B": ModelEntry("olmo2", {
         "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 32,
         "num_hidden_layers": 32, "max_position_embeddings": 4096, "rope_theta": 500000.0},

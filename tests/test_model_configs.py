@@ -56,9 +56,9 @@ def test_every_entry_says_where_its_values_were_checked():
             assert "transformers 5.23" in entry.checked, name
         else:  # a released file or card: its address
             assert "https://huggingface.co/" in entry.source, name
-    unverified = {n for n, e in MODEL_CONFIGS.items() if not e.verified}
-    assert unverified == {"Qwen3-Next 80B-A3B"}
-    assert "no verbatim copy" in MODEL_CONFIGS["Qwen3-Next 80B-A3B"].checked  # says why
+    # an entry whose values could not all be checked says so (verified=False) and why
+    assert all("not" in e.checked for e in MODEL_CONFIGS.values() if not e.verified)
+    assert [n for n, e in MODEL_CONFIGS.items() if not e.verified] == []
 
 
 def test_llama4_scout_is_the_instruct_release():
