@@ -105,7 +105,8 @@ MODEL_CONFIGS: dict[str, ModelEntry] = {
         "public copies (neuronx-distributed-inference's Llama 4 test mock, and two engine tests "
         "quoting 'Scout ships factor 16, low and high band factors both 1'). The base "
         "meta-llama/Llama-4-Scout-17B-16E differs: factor 8, high_freq_factor 4, 262,144 "
-        "positions (a printed copy of its Llama4Config). The file lists no_rope_layers "
+        "positions (a printed copy of its Llama4Config; " + _BRIDGE + "llama/llama_provider.py "
+        "Llama4Experts16ModelProvider also uses factor 8). The file lists no_rope_layers "
         "[1, 1, 1, 0] x 12 and spells attn_temperature_tuning as 4; transformers 5.23 types "
         "that key as bool and rejects 4, so the bank gives True (same truthiness)"),
     "Gemma 2 9B": ModelEntry("gemma2", {
@@ -122,11 +123,12 @@ MODEL_CONFIGS: dict[str, ModelEntry] = {
         "rope_scaling": {"rope_type": "linear", "factor": 8.0}},
         "text_config of google/gemma-3-27b-it's config.json (March 2025), "
         + _HF.format("google/gemma-3-27b-it"),
-        "sizes, window 1024, pattern 6 and linear factor 8 as in the copy of the file in "
-        + _TRT + "test_modeling_gemma3.py@fe6fa01d (GEMMA3_27B_CONFIG, layers and window "
-        "shrunk there; 62 layers and 1024 in other copies). The file leaves rope_theta and "
-        "rope_local_base_freq out: 1,000,000 and 10,000 are Gemma3TextConfig's defaults, the "
-        "bases of the Gemma 3 report"),
+        "every value equal in " + _BRIDGE + "gemma/gemma3_provider.py@0ec6daf9 "
+        "(Gemma3ModelProvider27B: 62 layers, 5376, 32/16 heads, head 128, window 1024, five "
+        "local to one global, bases 10,000 local / 1,000,000 global, linear factor 8 on the "
+        "global layers only) and in the copy of the file in " + _TRT + "test_modeling_gemma3.py"
+        "@fe6fa01d (GEMMA3_27B_CONFIG, layers and window shrunk there). The file itself leaves "
+        "rope_theta and rope_local_base_freq to Gemma3TextConfig's defaults, which equal them"),
     "Gemma 3 4B": ModelEntry("gemma3_text", {
         "hidden_size": 2560, "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
         "num_hidden_layers": 34, "sliding_window": 1024, "sliding_window_pattern": 6,
@@ -134,9 +136,11 @@ MODEL_CONFIGS: dict[str, ModelEntry] = {
         "rope_scaling": {"rope_type": "linear", "factor": 8.0}},
         "text_config of google/gemma-3-4b-it's config.json (March 2025), "
         + _HF.format("google/gemma-3-4b-it"),
-        "every value equal in a public engine test quoting the 4B text config (2560, 34 "
-        "layers, 8/4 heads, head 256, window 1024, pattern 6, bases 1e6/1e4, linear 8); heads, "
-        "head width and bases the file leaves to Gemma3TextConfig's defaults, which equal them"),
+        "every value equal in " + _BRIDGE + "gemma/gemma3_provider.py@0ec6daf9 "
+        "(Gemma3ModelProvider4B: 34 layers, 2560, 8/4 heads, head 256, window 1024, five local "
+        "to one global, bases 10,000 / 1,000,000, linear factor 8) and in a public engine test "
+        "quoting the 4B text config; heads, head width and bases the file leaves to "
+        "Gemma3TextConfig's defaults, which equal them"),
     "Gemma 3n (class default)": ModelEntry("gemma3n_text", {},
         "class default of Gemma3nTextConfig in transformers 5.23 (nested rope_parameters: "
         "sliding 10,000, full 1,000,000; four sliding layers to one full)",
