@@ -49,6 +49,42 @@ def test_the_bank_holds_at_least_20_configurations_with_sources():
     assert len(released) >= 20
 
 
+def test_every_entry_says_where_its_values_were_checked():
+    for name, entry in MODEL_CONFIGS.items():
+        assert len(entry.checked) > 40, name  # a sentence, not a placeholder
+        if "class default of" in entry.source:
+            assert "transformers 5.23" in entry.checked, name
+        else:  # a released file or card: its address
+            assert "https://huggingface.co/" in entry.source, name
+    # an entry whose values could not all be checked says so (verified=False) and why
+    assert all("not" in e.checked for e in MODEL_CONFIGS.values() if not e.verified)
+    assert [n for n, e in MODEL_CONFIGS.items() if not e.verified] == []
+
+
+def test_llama4_scout_is_the_instruct_release():
+    # the Instruct file's llama3 rule (factor 16, both band factors 1) and length; the base
+    # model's file has factor 8, high_freq_factor 4 and 262,144 positions
+    entry = MODEL_CONFIGS["Llama 4 Scout"]
+    assert "Llama-4-Scout-17B-16E-Instruct" in entry.source
+    scaling = entry.values["rope_scaling"]
+    assert (scaling["factor"], scaling["high_freq_factor"]) == (16.0, 1.0)
+    assert entry.values["max_position_embeddings"] == 10485760
+    config = build_config("Llama 4 Scout")
+    assert config.no_rope_layers == [1, 1, 1, 0] * 12
+
+
+def test_smollm3_yarn_is_the_cards_block():
+    values = MODEL_CONFIGS["SmolLM3 3B + YaRN"].values
+    assert values["rope_scaling"] == {
+        "factor": 2.0,
+        "original_max_position_embeddings": 65536,
+        "type": "yarn",
+    }
+    assert values["max_position_embeddings"] == 2 * 65536
+    rows = per_layer_table(build_config("SmolLM3 3B + YaRN"))
+    assert {r.rope_type for r in rows if r.rope} == {"yarn"}
+
+
 @pytest.mark.parametrize("name", sorted(MODEL_CONFIGS))
 def test_reader_equals_transformers_on_every_entry(name):
     config = build_config(name).get_text_config()
