@@ -16,6 +16,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
+import _plan_titles
 from _course import ROOT, course_notebooks
 from _i18n_messages import markdown_blocks, messages_of_markdown
 from babel.messages.catalog import Catalog
@@ -26,6 +27,7 @@ __all__ = [
     "extract",
     "languages",
     "lesson_titles",
+    "plan_headings",
     "read_catalogue",
     "readme_part",
     "source_files",
@@ -232,7 +234,54 @@ def update(lang: str, root: Path = ROOT, locale: Path = LOCALE) -> dict[str, Cou
         write_catalogue(catalog, path, relative.as_posix())
         report[relative.as_posix()] = counts
     _follow_titles(lang, root, locale, report)
+    _follow_plan_titles(lang, root, locale, report)
     return report
+
+
+def plan_headings(lang: str, root: Path = ROOT, locale: Path = LOCALE) -> dict[str, dict[str, str]]:
+    """For the lecture plan's quotes: lesson number -> English heading (as quoted) -> its
+    translation, for every heading whose translation is done (not empty, not fuzzy)."""
+    found: dict[str, dict[str, str]] = {}
+    for path in course_notebooks(root):
+        relative = path.relative_to(root)
+        catalogue = catalogue_path(relative, lang, locale)
+        if relative.parent.name != "notebooks" or not catalogue.is_file():
+            continue
+        number = path.name[:2]
+        catalog = read_catalogue(catalogue, lang)
+        for heading in _plan_titles.lesson_headings(number, root):
+            entry = catalog.get(heading)
+            if entry is not None and entry.string and not entry.fuzzy:
+                found.setdefault(number, {})[_plan_titles.plain(heading)] = entry.string
+    return found
+
+
+def _follow_plan_titles(lang: str, root: Path, locale: Path, report: dict[str, Counter]) -> None:
+    """The translated lecture plan quotes each section by its lesson's translated heading."""
+    path = catalogue_path(Path(_plan_titles.PLAN), lang, locale)
+    if not path.is_file():
+        return
+    translated, catalog, changed = plan_headings(lang, root, locale), read_catalogue(path, lang), 0
+    for message in catalog:
+        if not message.id or not message.string:
+            continue
+        if message.fuzzy:  # an English edit that changed only the quoted titles is followed
+            previous = message.previous_id[0] if message.previous_id else None
+            quotes_only = previous is not None and _plan_titles.without_quotes(
+                previous
+            ) == _plan_titles.without_quotes(message.id)
+            fixed = _plan_titles.follow(message.id, message.string, translated)
+            if quotes_only and not _plan_titles.translation_problems(message.id, fixed, translated):
+                message.string, message.previous_id = fixed, []
+                message.flags.discard("fuzzy")
+                changed += 1
+            continue
+        fixed = _plan_titles.follow(message.id, message.string, translated)
+        changed += fixed != message.string
+        message.string = fixed
+    if changed:
+        write_catalogue(catalog, path, _plan_titles.PLAN)
+        report.setdefault(_plan_titles.PLAN, Counter())["section titles followed"] += changed
 
 
 def _follow_titles(lang: str, root: Path, locale: Path, report: dict[str, Counter]) -> None:

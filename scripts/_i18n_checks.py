@@ -12,12 +12,14 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+import _plan_titles
 from _course import ROOT
 from _i18n_catalogues import (
     _NOTEBOOK_LINK,
     LOCALE,
     catalogue_path,
     lesson_titles,
+    plan_headings,
     read_catalogue,
     source_files,
     template,
@@ -171,6 +173,7 @@ def check(
     (``only``: the source files to check, e.g. ``["notebooks/03_x.ipynb"]``; default all)."""
     rules = _terminology(lang, locale)
     titles = lesson_titles(lang, root, locale)
+    headings = None  # the lessons' translated headings, read once the plan's catalogue is met
     problems = []
     if not rules:
         problems.append(f"locale/{lang}/terminology.md: missing or without a table")
@@ -192,6 +195,14 @@ def check(
         for message_id in sorted(wanted & have.keys()):
             problems += _message_problems(name, have[message_id], rules)
             problems += _title_problems(name, have[message_id], titles, relative)
+            if relative.as_posix() == _plan_titles.PLAN:
+                message = have[message_id]
+                if headings is None:
+                    headings = plan_headings(lang, root, locale)
+                problems += [
+                    f"{name}: {message_id[:60]!r}: {p}"
+                    for p in _plan_titles.translation_problems(message.id, message.string, headings)
+                ]
     return problems
 
 

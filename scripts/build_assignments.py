@@ -68,6 +68,7 @@ WRITTEN_POINTS = 2  # per written exercise (graded by hand)
 CELL_TIMEOUT_S = 60  # nbgrader's limit per cell while autograding
 COURSE_ID = "position-in-transformers"
 CASES_FOLDER = "graded_cases"  # in the course folder, beside nbgrader_config.py
+FEEDBACK_TEMPLATES = "feedback_templates"  # the feedback's offline MathJax macro
 DEFAULT_COURSE = ROOT / "_build" / "grading"
 
 _CHECK_CALL = re.compile(r"\b(check_\w+)\(\s*(my_\w+)\s*\)")
@@ -463,6 +464,28 @@ def _write_config(course: Path) -> None:
         "c.ClearSolutions.code_stub = {\n"
         '    "python": "# YOUR CODE HERE\\nraise NotImplementedError()",\n'
         "}\n"
+        "# Feedback pages typeset their math offline: formulas become MathML (helpers.exercises.\n"
+        "# _feedback) and the template's MathJax macro, which loads MathJax from a CDN, loads nothing.\n"
+        "import os  # noqa: E402\n"
+        "import nbgrader  # noqa: E402\n"
+        "\n"
+        "_here = os.path.dirname(os.path.abspath(__file__))  # noqa: F821\n"
+        "_nbgrader = os.path.join(\n"
+        '    os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader", "templates"\n'
+        ")\n"
+        "c.GenerateFeedback.preprocessors = [\n"
+        '    "nbgrader.preprocessors.GetGrades",\n'
+        '    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",\n'
+        '    "helpers.exercises._feedback.MathToMathML",\n'
+        "]\n"
+        f'c.HTMLExporter.extra_template_basedirs = [os.path.join(_here, "{FEEDBACK_TEMPLATES}"), _nbgrader]\n'
+    )
+    macro = course / FEEDBACK_TEMPLATES / "base" / "mathjax.html.j2"
+    macro.parent.mkdir(parents=True, exist_ok=True)
+    macro.write_text(
+        "{#- Written by scripts/build_assignments.py: the math is MathML, typeset by the browser,\n"
+        "    so the feedback page loads no MathJax (nbgrader's template would, from a CDN). -#}\n"
+        '{%- macro mathjax(url="") -%}{%- endmacro %}\n'
     )
 
 

@@ -49,5 +49,15 @@ def course_site(tmp_path_factory) -> Path:
         return Path(first).resolve()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
     import build_site
+    from filelock import FileLock
 
-    return build_site.build_site(tmp_path_factory.mktemp("site") / "site")
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return build_site.build_site(tmp_path_factory.mktemp("site") / "site")
+    # under pytest-xdist the workers share the parent of their temporary folders: the first to
+    # get the lock builds the site there, the others wait for it and use it
+    shared = tmp_path_factory.getbasetemp().parent / "course-site"
+    with FileLock(str(shared) + ".lock"):
+        if not (shared / "built").is_file():
+            build_site.build_site(shared / "site")
+            (shared / "built").write_text("ok\n")
+    return shared / "site"

@@ -381,3 +381,23 @@ def test_the_grade_table_lists_every_student(graded):
     table = (COURSE / "grades.csv").read_text()
     for student in STUDENTS:
         assert f",{student}," in table
+
+
+def test_feedback_typesets_its_math_offline(graded):
+    """Issue 42: nbgrader's feedback template loads MathJax from a CDN; the course's config turns
+    every formula of a markdown cell into MathML, which the browser typesets with no script, and
+    the page loads nothing from the network."""
+    from helpers.exercises._feedback import markdown_to_mathml
+
+    pages = sorted((COURSE / "feedback").rglob("*.html"))
+    assert pages, "no feedback was generated"
+    for page in pages:
+        name = page.stem
+        text = page.read_text(encoding="utf-8")
+        assert not re.findall(r"""(?:src|href)=["']?(?:https?:)?//""", text), page.name
+        assert "cdnjs" not in text and "MathJax.Hub" not in text, page.name
+        released = nbformat.read(COURSE / "release" / name / f"{name}.ipynb", as_version=4)
+        formulas = sum(
+            markdown_to_mathml(c.source)[1] for c in released.cells if c.cell_type == "markdown"
+        )
+        assert formulas > 0 and text.count("<math ") == formulas, (page, formulas)
