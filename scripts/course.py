@@ -57,7 +57,7 @@ MAINTAINERS = "notebooks/guide_maintainers.md"
 PLAN = "notebooks/lecture_plan.md"
 NOTES = "notebooks/lectures"
 MAP_CELLS = ("5f650b5d", "203266b1")  # lesson 00: the course map, first and second half
-SITTING_MIN = 45  # guide for maintainers: a lesson should fit a sitting of this many minutes to read and run
+SITTING_MIN = 45  # guide for maintainers: a lesson should fit one sitting (read and run)
 
 # "**Estimated run time:** about 50 s on a laptop CPU" (group 2: the seconds)
 RUN_LINE_RE = re.compile(r"(\*\*Estimated run time:\*\* about )(\d+)( s on a laptop CPU)")
@@ -328,9 +328,7 @@ def _readme_parts(course: list[Lesson], root: Path) -> list[Part]:
             "solutions table",
             lambda t: between(t, "solutions-table", solutions_table(course)),
         ),
-        Part(
-            MAINTAINERS, "45-minute sittings", lambda t: between(t, "sittings", sittings(course))
-        ),
+        Part(MAINTAINERS, "45-minute sittings", lambda t: between(t, "sittings", sittings(course))),
         Part(MAINTAINERS, "lessons that train", lambda t: between(t, "trains", trains)),
         Part(
             LECTURERS,
