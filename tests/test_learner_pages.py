@@ -149,3 +149,22 @@ def test_every_faq_link_resolves_in_the_translated_edition(lang):
     translated = i18n.translate_markdown(text, build_translation.translations(FAQ, lang))
     assert translated != text
     assert broken_links(translated, lang) == []
+
+
+def test_a_translated_section_link_keeps_its_page_and_has_an_anchor():
+    from _i18n_checks import verbatim_problems
+
+    english = "see [a](05_x.ipynb#add-or-concatenate)"
+    assert verbatim_problems(english, "见 [a](05_x.ipynb#相加还是拼接)") == []
+    assert verbatim_problems(english, "见 [a](05_x.ipynb)") != []
+    assert verbatim_problems(english, "见 [a](06_x.ipynb#相加还是拼接)") != []
+
+
+@pytest.mark.parametrize("lang", i18n.languages())
+def test_the_readmes_fast_path_link_resolves_in_the_translated_edition(lang):
+    readme = i18n.translate_markdown(
+        i18n.readme_part((ROOT / "README.md").read_text(encoding="utf-8")),
+        build_translation.translations(Path("README.md"), lang),
+    )
+    (anchor,) = re.findall(r"\]\(notebooks/faq\.md#([^)]+)\)", readme)
+    assert anchor in headings("faq.md", build_translation.translations(FAQ, lang))
