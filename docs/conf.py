@@ -6,8 +6,8 @@ on it. What this file decides:
 
 - **Pages.** MyST-NB renders the lessons and worked solutions from their committed outputs
   (execution off: the site shows exactly what nbval tests). ``docs/index.md`` orders the left
-  sidebar: lessons, worked solutions, glossary and references, lecture material
-  (``notebooks/lecture_plan.md`` when it exists). The lecturers' speaker notes
+  sidebar: lessons, worked solutions, glossary, FAQ and references, lecture material
+  (``notebooks/lecture_plan.md`` when it exists), the guides for lecturers and maintainers. The lecturers' speaker notes
   (``notebooks/lectures/``) hold answers and are never part of the site (``exclude_patterns``
   here, and the build script does not stage them either).
 - **Offline.** No page loads anything from the network: MathJax 2.7 comes from the pinned
@@ -447,15 +447,29 @@ def add_run_note(app, pagename: str, templatename: str, context: dict, doctree) 
     context["body"] = body.replace("</h1>", "</h1>" + note, 1) if "</h1>" in body else note + body
 
 
-# ---------------------------------------------------------------- optional lecture plan
+# ---------------------------------------------------------------- optional pages
 
-_LECTURE_TOCTREE = re.compile(r"```\{toctree\}\n:caption: Lecture material\n.*?```\n", re.S)
+_TOCTREE = re.compile(r"```\{toctree\}\n(.*?)```\n", re.S)
 
 
-def drop_missing_lecture_plan(app, docname: str, source: list[str]) -> None:
-    """Leave the "Lecture material" section out of the index when there is no lecture plan."""
-    if docname == "index" and "lecture_plan" not in app.env.found_docs:
-        source[0] = _LECTURE_TOCTREE.sub("", source[0])
+def drop_missing_pages(app, docname: str, source: list[str]) -> None:
+    """Leave the optional pages a course does not have (the lecture plan, the FAQ, the guides)
+    out of the index's lists, and a list out altogether when none of its pages is there."""
+    if docname != "index":
+        return
+
+    def keep(match: re.Match) -> str:
+        lines = match.group(1).split("\n")
+        if ":glob:" in lines:
+            return match.group(0)
+        entries = [x for x in lines if x and not x.startswith(":")]
+        found = [x for x in entries if x in app.env.found_docs]
+        if not found:
+            return ""
+        kept = [x for x in lines if not x or x.startswith(":") or x in found]
+        return "```{toctree}\n" + "\n".join(kept) + "```\n"
+
+    source[0] = _TOCTREE.sub(keep, source[0])
 
 
 # ---------------------------------------------------------------- wiring
@@ -481,7 +495,7 @@ def add_language_links(app, pagename: str, templatename: str, context: dict, doc
 
 def setup(app):
     app.add_js_file(None, type="text/x-mathjax-config", body=MATHJAX_FONT_TIMEOUT)
-    app.connect("source-read", drop_missing_lecture_plan)
+    app.connect("source-read", drop_missing_pages)
     app.connect("doctree-resolved", sanitise_raw_html)
     app.connect("doctree-resolved", link_references)
     app.connect("html-page-context", add_run_note)

@@ -38,12 +38,23 @@ __all__ = [
 ]
 
 LOCALE = ROOT / "locale"
-MARKDOWN_PAGES = ("notebooks/glossary.md", "notebooks/references.md", "notebooks/lecture_plan.md")
+MARKDOWN_PAGES = (
+    "notebooks/glossary.md",
+    "notebooks/faq.md",
+    "notebooks/references.md",
+    "notebooks/lecture_plan.md",
+)
 SITE_INDEX = "docs/index.md"
 SITE_CONF = "docs/conf.py"  # its SITE_TEXT dict: the site's own words
 README = "README.md"
-# The README's sections a reader of another edition needs (the rest is for maintainers).
-README_SECTIONS = ("Course map", "Quick start: two commands", "How to use the course")
+# The README's sections a reader of another edition needs (its licence stays English).
+README_SECTIONS = (
+    "What you will learn",
+    "Course map",
+    "Quick start: two commands",
+    "How to use the course",
+    "For lecturers and maintainers",
+)
 PROJECT = "position-in-transformers"
 
 

@@ -47,11 +47,14 @@ __all__ = [
 VERBATIM_COMMENT = "verbatim"  # a translator comment: the message is right as it stands
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+# ``](03_x.ipynb#a-section)``: the page must stay, the anchor is the translated heading's
+_SECTION_ANCHOR = re.compile(r"(?<=\]\()((?!https?:)[^)#\s]+)#[^)\s]+\)$")
 
 
 def _verbatim_parts(message: str) -> dict[str, list[str]]:
-    """What a translation must keep exactly: formulas, code spans, link targets, URLs, HTML
-    tags, and the numbers of the prose around them (thousands separators ignored)."""
+    """What a translation must keep exactly: formulas, code spans, link targets (a link to a
+    section of a page keeps the page and has an anchor, the one its translated heading gets),
+    URLs, HTML tags, and the numbers of the prose around them (thousands separators ignored)."""
     rest = message
     found: dict[str, list[str]] = {}
     for name, pattern in (
@@ -63,7 +66,10 @@ def _verbatim_parts(message: str) -> dict[str, list[str]]:
         ("HTML tag", _TAG),
         ("placeholder", _PLACEHOLDER),
     ):
-        found.setdefault(name, []).extend(m.group(0) for m in pattern.finditer(rest))
+        parts = [m.group(0) for m in pattern.finditer(rest)]
+        if name == "link target":  # a section's anchor follows its heading's translation
+            parts = [_SECTION_ANCHOR.sub(r"\1#…)", p) for p in parts]
+        found.setdefault(name, []).extend(parts)
         rest = pattern.sub(" ", rest)
     found["number"] = [_plain_number(n) for n in _NUMBER.findall(rest)]
     found["table cell"] = ["|"] * rest.count("|")

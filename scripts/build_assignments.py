@@ -454,7 +454,7 @@ def _setup_without_references(
 def _write_config(course: Path) -> None:
     course.mkdir(parents=True, exist_ok=True)
     (course / "nbgrader_config.py").write_text(
-        "# Written by scripts/build_assignments.py; see README, 'For lecturers: grading'.\n"
+        "# Written by scripts/build_assignments.py; see notebooks/guide_lecturers.md, 'Grading'.\n"
         "c = get_config()  # noqa: F821\n"
         f'c.CourseDirectory.course_id = "{COURSE_ID}"\n'
         f"c.Execute.timeout = {CELL_TIMEOUT_S}  # seconds per cell while autograding\n"

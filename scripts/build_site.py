@@ -13,7 +13,8 @@ the notebooks ``scripts/build_translation.py`` writes; every page links to its o
 
 A thin wrapper around ``sphinx-build`` with the configuration in ``docs/conf.py`` (Sphinx, MyST-NB
 with execution off, sphinx-book-theme): it stages ``docs/index.md``, the lessons, the worked
-solutions, ``glossary.md``, ``references.md`` and, when it exists, ``lecture_plan.md`` (never the
+solutions, the markdown pages of :data:`PAGES` that exist (glossary, FAQ, references, the guides
+for lecturers and maintainers, the lecture plan; never the
 speaker notes of ``notebooks/lectures/``) into a temporary source folder, builds into a fresh
 folder beside ``--out`` and only then replaces ``--out``: an interrupted build leaves the previous
 site intact, and no page of an earlier build survives. Before replacing, it checks that no page
@@ -43,7 +44,14 @@ from i18n import languages  # noqa: E402
 
 DOCS = ROOT / "docs"
 DEFAULT_OUT = ROOT / "_build" / "site"
-PAGES = ("glossary.md", "references.md", "lecture_plan.md")  # optional markdown pages
+PAGES = (  # optional markdown pages
+    "glossary.md",
+    "faq.md",
+    "references.md",
+    "guide_lecturers.md",
+    "guide_maintainers.md",
+    "lecture_plan.md",
+)
 MARKER = ".course-site"  # marks a folder this script built, so that it may replace it
 
 __all__ = ["build_site", "stage_sources", "unsafe_html", "main"]

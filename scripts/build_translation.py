@@ -8,7 +8,9 @@ Usage::
 Writes, under ``--out``, the same layout as the course::
 
     notebooks/NN_x.ipynb, notebooks/solutions/NN_x.ipynb   runnable translated notebooks
-    notebooks/glossary.md, references.md, lecture_plan.md  translated pages
+    notebooks/glossary.md, faq.md, references.md,          translated pages
+    lecture_plan.md
+    notebooks/guide_lecturers.md, guide_maintainers.md    as in the course (English)
     notebooks/lectures/NN_notes.md                         speaker notes (English; headings translated)
     notebooks/rise.css, sanitize.cfg                       as in the course
     docs/index.md                                          the site's front page
@@ -43,7 +45,14 @@ import i18n  # noqa: E402
 from _course import ROOT  # noqa: E402
 
 DEFAULT_OUT = ROOT / "_build"
-COPIED = ("notebooks/rise.css", "notebooks/sanitize.cfg")  # needed beside the notebooks
+# needed beside the notebooks; the guides for lecturers and maintainers stay English, as their
+# sections of the README did before they moved (issue 41)
+COPIED = (
+    "notebooks/rise.css",
+    "notebooks/sanitize.cfg",
+    "notebooks/guide_lecturers.md",
+    "notebooks/guide_maintainers.md",
+)
 
 
 @dataclass(frozen=True)

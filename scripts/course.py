@@ -11,9 +11,10 @@ Usage::
 What is generated (each part named in ``--check``'s report):
 
 - ``README.md``: the course map and the worked-solutions table (between ``<!-- course-map -->``
-  and ``<!-- /course-map -->``, ``<!-- solutions-table -->`` and ``<!-- /solutions-table -->``),
-  which lessons fit a 45-minute sitting (``<!-- sittings -->``) and which train many models
-  (``<!-- trains -->``), and the lecture plan's count of sessions, lectures and labs;
+  and ``<!-- /course-map -->``, ``<!-- solutions-table -->`` and ``<!-- /solutions-table -->``);
+- ``notebooks/guide_maintainers.md``: which lessons fit a 45-minute sitting
+  (``<!-- sittings -->``) and which train many models (``<!-- trains -->``);
+- ``notebooks/guide_lecturers.md``: the lecture plan's count of sessions, lectures and labs;
 - ``notebooks/lecture_plan.md``: the overview table (``<!-- sessions -->``), its count of
   lectures and labs, each lesson line's run time and the range of lessons with worked solutions;
 - lesson 00: the course map (the tables opening cells ``5f650b5d`` and ``203266b1``, split in
@@ -51,10 +52,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _course import ROOT, Lesson, lessons, portable_notebooks  # noqa: E402
 
 README = "README.md"
+LECTURERS = "notebooks/guide_lecturers.md"  # the guides moved out of the README (issue 41)
+MAINTAINERS = "notebooks/guide_maintainers.md"
 PLAN = "notebooks/lecture_plan.md"
 NOTES = "notebooks/lectures"
 MAP_CELLS = ("5f650b5d", "203266b1")  # lesson 00: the course map, first and second half
-SITTING_MIN = 45  # README: a lesson should fit a sitting of this many minutes to read and run
+SITTING_MIN = 45  # guide for maintainers: a lesson should fit one sitting (read and run)
 
 # "**Estimated run time:** about 50 s on a laptop CPU" (group 2: the seconds)
 RUN_LINE_RE = re.compile(r"(\*\*Estimated run time:\*\* about )(\d+)( s on a laptop CPU)")
@@ -325,10 +328,10 @@ def _readme_parts(course: list[Lesson], root: Path) -> list[Part]:
             "solutions table",
             lambda t: between(t, "solutions-table", solutions_table(course)),
         ),
-        Part(README, "45-minute sittings", lambda t: between(t, "sittings", sittings(course))),
-        Part(README, "lessons that train", lambda t: between(t, "trains", trains)),
+        Part(MAINTAINERS, "45-minute sittings", lambda t: between(t, "sittings", sittings(course))),
+        Part(MAINTAINERS, "lessons that train", lambda t: between(t, "trains", trains)),
         Part(
-            README,
+            LECTURERS,
             "the lecture plan's sessions",
             lambda t: substitute(
                 t,

@@ -8,16 +8,18 @@ Usage::
 
 The English notebooks and pages are the only source. Every markdown cell of every lesson and
 worked solution, every figure's text alternative (a code cell's ``metadata.alt``), the glossary,
-the references, the lecture plan, the site's front page and the README's course map and "how to
-use" sections are cut into *messages*, one per paragraph, list item, heading or table row, and
-kept in one catalogue per source file::
+the FAQ, the references, the lecture plan, the site's front page and the README's sections for
+learners (all but its licence) are cut into *messages*, one per paragraph, list item, heading or
+table row, and kept in one catalogue per source file (the guides for lecturers and maintainers
+stay English)::
 
     locale/<lang>/LC_MESSAGES/notebooks/03_sinusoidal_encoding.po   # notebooks/03_....ipynb
     locale/<lang>/LC_MESSAGES/README.po                            # README.md (some sections)
 
 Code, code comments and outputs are never translated: they are the same for every reader. Fenced
 code and display-math blocks stay out of the catalogues; inline formulas, code spans, link targets
-and numbers stay inside a message and must come back unchanged in its translation
+and numbers stay inside a message and must come back unchanged in its translation (a link to a
+section keeps its page; its anchor is the translated heading's)
 (:func:`verbatim_problems`).
 
 ``update`` merges a fresh extraction into each catalogue as gettext's ``msgmerge`` does: a new

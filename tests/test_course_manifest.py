@@ -28,7 +28,8 @@ def test_the_manifest_lists_exactly_the_notebooks_on_disk():
 
 
 def test_every_generated_part_is_up_to_date():
-    """``python scripts/course.py --check``: the README map and tables, the lecture plan's table,
+    """``python scripts/course.py --check``: the README map and tables, the guides' lists, the
+    lecture plan's table,
     lesson 00's map, the Next links, the header lines. Fix with ``--write``."""
     assert course.run() == []
 
@@ -199,8 +200,10 @@ def test_a_new_lesson_needs_only_its_notebook_and_its_entry(scratch):
         f"| {n} | [a_new_lesson](notebooks/{stem}.ipynb) | the newest thing | 30 / 30 min | about 12 s |"
         in readme
     )
-    assert f"09-{prev} take longer" in readme  # the new lesson fits a sitting
-    assert f"{session + 1} sessions of 90 minutes ({lectures + 1} lectures, 3 labs)" in readme
+    maintainers = (scratch / course.MAINTAINERS).read_text(encoding="utf-8")
+    assert f"09-{prev} take longer" in maintainers  # the new lesson fits a sitting
+    lecturers = (scratch / course.LECTURERS).read_text(encoding="utf-8")
+    assert f"{session + 1} sessions of 90 minutes ({lectures + 1} lectures, 3 labs)" in lecturers
     plan_text = plan.read_text("utf-8")
     row = f"| {session + 1} | Lecture | Something new | {n} | {n}: 12 s | 0 |\n<!-- /sessions -->"
     assert row in plan_text

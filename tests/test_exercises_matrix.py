@@ -34,12 +34,18 @@ from helpers.encodings import (
 from helpers.exercises import _core
 from helpers.exercises import length_extrapolation as le
 from helpers.exercises import long_context as lc
+from helpers.exercises import order_blind as order_blind_ex
 from helpers.exercises import per_layer as per_layer_ex
 from helpers.exercises import production as production_ex
 from helpers.exercises import rotary_microscope as rotary_microscope_ex
 from helpers.exercises import transformer as transformer_ex
 from helpers.training import noam_lr
 from helpers.transformer import greedy_decode
+
+
+def _causal_self_attention(x, w_q, w_k, w_v):
+    weights = order_blind_ex._causal_weights(x, w_q, w_k, w_v)
+    return weights @ (x @ w_v), weights
 
 
 def _token_and_position(tokens, weight, pe):
@@ -96,6 +102,10 @@ RIGHT_AND_WRONG = {
         lambda q, k, v, m: scaled_dot_product_attention(q * 2, k, v, m),
     ),
     "check_causal_mask": (causal_mask, lambda n: ~causal_mask(n)),
+    "check_causal_self_attention": (
+        _causal_self_attention,
+        lambda x, w_q, w_k, w_v: _causal_self_attention(x, w_k, w_q, w_v),
+    ),
     "check_padding_mask": (padding_mask, lambda tokens, pad: ~padding_mask(tokens, pad)),
     "check_layer_norm": (
         lambda x, g, b, eps: F.layer_norm(x, (x.shape[-1],), g, b, eps),
@@ -253,6 +263,15 @@ def test_an_answer_that_changes_its_arguments_in_place_fails_and_leaks_nothing(n
         mutated.extend(a for a in args if isinstance(a, torch.Tensor | np.ndarray))
         _mutate(args)
         return answer
+
+    if name == "check_causal_self_attention":
+
+        def careless(x, w_q, w_k, w_v):  # noqa: F811 - a pair: copy both before changing x
+            output, weights = right(x, w_q, w_k, w_v)
+            output, weights = output.clone(), weights.clone()
+            mutated.append(x)
+            x.mul_(2)
+            return output, weights
 
     if name == "check_attention":
 

@@ -19,6 +19,7 @@ import helpers.exercises as exercises
 from helpers.exercises._core import _Tolerance, as_numpy
 
 MODULES = [
+    "order_blind",
     "encodings",
     "relative_rotary",
     "length_extrapolation",

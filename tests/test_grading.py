@@ -40,7 +40,7 @@ import pytest
 pytest.importorskip(
     "nbgrader",
     reason="nbgrader is not installed: the grading test needs the lecturers' extra, "
-    "pip install -e '.[grading]' (README, 'For lecturers: grading')",
+    "pip install -e '.[grading]' (notebooks/guide_lecturers.md, 'Grading')",
 )
 import nbformat  # noqa: E402
 

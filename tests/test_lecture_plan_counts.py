@@ -1,9 +1,9 @@
-"""README, lecture plan and speaker notes agree: the number of sessions (lectures, labs) the
-README states is the plan's, and each lecture's minutes in the plan's table are the sum of the
+"""Guide for lecturers, lecture plan and speaker notes agree: the number of sessions (lectures,
+labs) the guide states is the plan's, and each lecture's minutes in the plan's table are the sum of the
 speaker notes' minutes of the sections the plan lists for it (a section's minutes include its
 subslides', whose `### ` sub-blocks share them out); with the opening minutes of the lessons it
 starts (their title slide's subslides) a lecture stays within 90. Counts come from the plan,
-never hard-coded; the README's sentence and the plan's table are generated from the plan and
+never hard-coded; the guide's sentence and the plan's table are generated from the plan and
 the course manifest (`python scripts/course.py --write`)."""
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def _heading(minutes: dict[str, int], listed: str) -> str | None:
     return matches[0] if len(matches) == 1 else None
 
 
-def test_readme_states_the_plans_sessions_lectures_and_labs():
+def test_the_guide_for_lecturers_states_the_plans_sessions_lectures_and_labs():
     plan = PLAN.read_text(encoding="utf-8")
     table = plan_table(plan)
     assert sorted(table) == list(range(1, len(table) + 1)) and len(table) >= 15
@@ -91,10 +91,10 @@ def test_readme_states_the_plans_sessions_lectures_and_labs():
     assert sections == sorted(table), "the table and the '## Session N' sections differ"
     lectures = sum(kind == "lecture" for kind, _ in table.values())
     labs = len(table) - lectures
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    stated = re.findall(r"(\d+) sessions of 90 minutes \((\d+) lectures, (\d+) labs\)", readme)
+    guide = (ROOT / "notebooks" / "guide_lecturers.md").read_text(encoding="utf-8")
+    stated = re.findall(r"(\d+) sessions of 90 minutes \((\d+) lectures, (\d+) labs\)", guide)
     assert stated == [(str(len(table)), str(lectures), str(labs))], (
-        f"README says {stated}; the plan has {len(table)} sessions, {lectures} lectures, {labs} labs"
+        f"the guide for lecturers says {stated}; the plan has {len(table)} sessions, {lectures} lectures, {labs} labs"
     )
     intro = re.search(r"(\d+) lectures and (\d+) labs", plan)
     assert intro and intro.groups() == (str(lectures), str(labs)), "the plan's own intro differs"

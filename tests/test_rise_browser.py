@@ -1,8 +1,8 @@
 """Live slides in JupyterLab (jupyterlab-rise), followed as a lecturer would, in Chromium.
 
 Starts ``jupyter lab`` (no browser, a free local port, a token) in a temporary copy of lesson 06
-and its folder's ``rise.css`` (presenting from a copy, as README.md's "Live, in JupyterLab"
-says), opens it in Debian's ``chromium`` driven by Playwright at 1280x720 and follows the README:
+and its folder's ``rise.css`` (presenting from a copy, as notebooks/guide_lecturers.md's "Live, in JupyterLab"
+says), opens it in Debian's ``chromium`` driven by Playwright at 1280x720 and follows that guide:
 
 1. open the lesson, click its set-up cell (the first code cell) and run it (``Shift+Enter``);
 2. ``Alt+R``: the slideshow opens beside the notebook; ``F``: full screen;
@@ -59,7 +59,7 @@ def _free_port() -> int:
 def lab(tmp_path_factory):
     """``jupyter lab`` serving a copy of the lesson folder's files; yields (base URL, folder)."""
     home = tmp_path_factory.mktemp("rise")
-    present = home / "present"  # the lecturer's copy (README: present from a copy)
+    present = home / "present"  # the lecturer's copy (guide for lecturers: present from a copy)
     present.mkdir()
     shutil.copy(LESSON, present)
     shutil.copy(ROOT / "notebooks" / "rise.css", present)

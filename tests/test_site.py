@@ -276,7 +276,8 @@ def test_interrupted_copies_are_repaired(tmp_path):
 
 
 def test_whole_site_has_every_page_and_no_network_asset(site):
-    for name in [*LESSONS, *(f"solutions/{s}" for s in SOLUTIONS), "glossary", "references"]:
+    pages = [*LESSONS, *(f"solutions/{s}" for s in SOLUTIONS), "glossary", "references", "faq"]
+    for name in [*pages, "guide_lecturers", "guide_maintainers"]:
         assert (site / f"{name}.html").is_file(), name
     for page in site.rglob("*.html"):
         text = page.read_text("utf-8")
@@ -290,7 +291,8 @@ def test_sidebar_lists_lessons_then_solutions_then_reference_pages(site):
     index = (site / "index.html").read_text("utf-8")
     sidebar = index[index.index("bd-sidebar-primary") :]
     wanted = [f"{n}.html" for n in LESSONS] + [f"solutions/{n}.html" for n in SOLUTIONS]
-    wanted += ["glossary.html", "references.html"]
+    wanted += ["glossary.html", "faq.html", "references.html", "lecture_plan.html"]
+    wanted += ["guide_lecturers.html", "guide_maintainers.html"]
     positions = [sidebar.find(f'href="{href}"') for href in wanted]
     assert -1 not in positions, [w for w, p in zip(wanted, positions, strict=True) if p == -1]
     assert positions == sorted(positions), "the sidebar is out of order"

@@ -160,3 +160,24 @@ def test_chinese_search_finds_chinese_words(site, page, lang):
         stem = Path(path).stem
         found = ranked_pages(page, words)  # one page load, not one per lesson
         assert f"{stem}.html" in found[:3], (stem, words, found[:5])
+
+
+_SECTION_LINK = re.compile(r'<a [^>]*href="([0-9]{2}_[a-z_]+\.html)#([^"]+)"')
+
+
+@pytest.mark.parametrize("lang", ["en", *LANGUAGES])
+def test_the_faqs_section_links_land_on_their_sections(site, lang):
+    """Every link of the FAQ to a lesson's section reaches an element of that id, in the English
+    edition and in each translated one (whose anchors are its translated headings')."""
+    from urllib.parse import unquote
+
+    folder = site if lang == "en" else site / lang
+    faq = (folder / "faq.html").read_text(encoding="utf-8")
+    links = _SECTION_LINK.findall(faq)
+    assert len(links) >= 15, links
+    missing = [
+        (page, anchor)
+        for page, anchor in links
+        if f'id="{unquote(anchor)}"' not in (folder / page).read_text(encoding="utf-8")
+    ]
+    assert not missing, missing

@@ -376,7 +376,9 @@ def test_edition_note_opens_lesson_00_and_pages_are_written(edition):
     for page in ("notebooks/glossary.md", "docs/index.md", "README.md", "notebooks/rise.css"):
         assert (out / page).is_file(), page
     readme = (out / "README.md").read_text(encoding="utf-8")
-    assert "README.md#for-lecturers)" in readme  # the sections left out: the English README
+    # the guides the README links stay English in the edition, beside its notebooks
+    for guide in ("notebooks/guide_lecturers.md", "notebooks/guide_maintainers.md"):
+        assert f"]({guide})" in readme and (out / guide).is_file(), guide
 
 
 def test_unknown_language_is_refused(tmp_path):

@@ -12,6 +12,7 @@ from . import (
     graph,
     length_extrapolation,
     long_context,
+    order_blind,
     per_layer,
     production,
     relative_rotary,
@@ -23,6 +24,7 @@ from .encodings import *  # noqa: F403
 from .graph import *  # noqa: F403
 from .length_extrapolation import *  # noqa: F403
 from .long_context import *  # noqa: F403
+from .order_blind import *  # noqa: F403
 from .per_layer import *  # noqa: F403
 from .production import *  # noqa: F403
 from .relative_rotary import *  # noqa: F403
@@ -30,6 +32,7 @@ from .rotary_microscope import *  # noqa: F403
 from .transformer import *  # noqa: F403
 
 __all__ = [
+    *order_blind.__all__,
     *encodings.__all__,
     *relative_rotary.__all__,
     *length_extrapolation.__all__,

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 LESSONS = [
+    "lesson_01",
     "lesson_02_05",
     "lesson_06_10",
     "lesson_11",
