@@ -12,7 +12,11 @@ Rules (``metadata.slideshow.slide_type`` of each cell):
 - ``"slide"`` for the title cell (cell 0) and every markdown cell that opens with a ``# `` or
   ``## `` heading: each section starts a new slide;
 - ``"subslide"`` for a markdown cell that opens with a ``### `` heading;
-- ``"skip"`` for the set-up cell (the first code cell: imports and seeds, nothing to present);
+- ``"-"`` for the set-up cell (the first code cell: imports and seeds): it stays on the slide
+  it is in (the title slide), so that in the live slideshow it is the first code cell, selected
+  when the slideshow opens: running the first slide's cell sets everything up, and a fresh
+  kernel needs no step outside the slideshow (hidden as a skipped cell, it left every later
+  cell failing with ``NameError``). The offline decks drop it (hidden code, no output);
 - ``"-"`` (continue the current slide) for every other cell, except that an author's
   ``"subslide"`` (a long section split by hand), ``"fragment"``, ``"skip"`` (left out of the
   slides, kept in the lesson) or ``"notes"`` on such a cell is kept.
@@ -32,8 +36,9 @@ kept):
   ``"simple"`` theme imports Lato and News Cycle from ``fonts.googleapis.com`` (an offline
   classroom logs the failed requests);
 - ``scroll: true``: a slide taller than the window scrolls, so a long output can be reached;
-- ``start_slideshow_at: "beginning"``: the slideshow opens on the title slide, not on the cell
-  that happens to be selected (after running the set-up cell that is the first section);
+- ``start_slideshow_at: "beginning"`` and ``auto_select: "code"``: the slideshow opens on the
+  title slide, not on the cell that happens to be selected, with the set-up cell (the first code
+  cell, on that slide) selected: the lecturer's first ``Shift+Enter`` sets everything up;
 - ``transition: "none"``: no sliding animation on a projector.
 
 Font sizes are in ``notebooks/rise.css`` (jupyterlab-rise loads ``rise.css`` from the notebook's
@@ -63,6 +68,7 @@ RISE_SETTINGS = {
     "theme": "white",
     "scroll": True,
     "start_slideshow_at": "beginning",
+    "auto_select": "code",
     "transition": "none",
 }
 
@@ -90,7 +96,7 @@ def slide_type_for(cell, index: int, setup_index: int | None) -> str:
     if index == 0:
         return "slide"
     if index == setup_index:
-        return "skip"
+        return "-"
     if cell.cell_type == "markdown":
         first = _first_line(cell)
         if first.startswith(("# ", "## ")):

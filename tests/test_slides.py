@@ -69,7 +69,7 @@ def test_rules_give_each_cell_its_slide_type():
     changed = tag_slides.tag_notebook(notebook)
     assert _slide_types(notebook) == [
         "slide",
-        "skip",
+        "-",  # the set-up cell: on the title slide, the live slideshow's first code cell
         "slide",
         "-",
         "subslide",
@@ -142,7 +142,7 @@ def test_authored_choices_round_trip_by_cell_id(tmp_path):
     tag_slides.tag_notebook(notebook)
     choices = tag_slides.authored_choices(notebook)
     ids = [cell.id for cell in notebook.cells]
-    # rule-given types (title, set-up skip, ### subslide) are not authored choices
+    # rule-given types (title, set-up cell, ### subslide) are not authored choices
     assert choices == {
         ids[6]: {"slide_type": "fragment"},
         ids[7]: {"slide_type": "subslide"},
