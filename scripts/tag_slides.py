@@ -36,9 +36,10 @@ kept):
   ``"simple"`` theme imports Lato and News Cycle from ``fonts.googleapis.com`` (an offline
   classroom logs the failed requests);
 - ``scroll: true``: a slide taller than the window scrolls, so a long output can be reached;
-- ``start_slideshow_at: "beginning"`` and ``auto_select: "code"``: the slideshow opens on the
-  title slide, not on the cell that happens to be selected, with the set-up cell (the first code
-  cell, on that slide) selected: the lecturer's first ``Shift+Enter`` sets everything up;
+- ``start_slideshow_at: "beginning"``: the slideshow opens on the title slide, not on the cell
+  that happens to be selected; the set-up cell is the first code cell it shows (on the title
+  slide or its goals subslide), selected there by RISE's ``auto_select: "code"`` (its default),
+  so that the lecturer's first run sets everything up;
 - ``transition: "none"``: no sliding animation on a projector.
 
 Font sizes are in ``notebooks/rise.css`` (jupyterlab-rise loads ``rise.css`` from the notebook's
@@ -68,7 +69,6 @@ RISE_SETTINGS = {
     "theme": "white",
     "scroll": True,
     "start_slideshow_at": "beginning",
-    "auto_select": "code",
     "transition": "none",
 }
 
