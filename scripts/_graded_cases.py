@@ -65,16 +65,24 @@ def recording() -> Iterator[list[dict[str, Any]]]:
             module.run_checker = original
 
 
-def _perturb(value: Any, rng: np.random.Generator) -> Any:
+def _perturb(value: Any, rng: np.random.Generator, keep_sizes: bool = False) -> Any:
     """The same kind of argument with other values: floats redrawn, token ids shuffled, sizes
-    moved (same parity); booleans, models and small integers (ids, flags) kept."""
+    moved (same parity); booleans, models and small integers (ids, flags) kept.
+
+    ``keep_sizes`` (the second try, for a case whose sizes hang together, e.g. M-RoPE's sections
+    and head width): integers kept, and a list's items put in another order instead (sections,
+    segments of text and images)."""
+    if keep_sizes and isinstance(value, list) and len(value) > 1:
+        return [copy.deepcopy(value[i]) for i in rng.permutation(len(value))]
     if isinstance(value, torch.Tensor):
         return _perturb_tensor(value, rng)
     if isinstance(value, np.ndarray):
         return _perturb_array(value, rng)
     if isinstance(value, bool):
         return value
-    if isinstance(value, int) and value >= 4:  # a size: somewhere in [value/2, 2 value]
+    if (
+        isinstance(value, int) and value >= 4 and not keep_sizes
+    ):  # a size: somewhere in [value/2, 2 value]
         return int(rng.integers(max(2, value // 2) // 2, value) * 2 + value % 2)
     if isinstance(value, float) and value != 0.0:
         return float(value * rng.uniform(0.5, 2.0))
@@ -129,16 +137,11 @@ def graded_spec(call: dict[str, Any], solution: Callable, rng: np.random.Generat
 
     cases = []
     for case in call["cases"]:
-        args = tuple(_perturb(a, rng) for a in case.args)
-        try:
-            with contextlib.redirect_stdout(io.StringIO()):
-                expected = solution(*copy.deepcopy(args))
-                if call.get("extract") is not None:  # what the checker compares, e.g. weights
-                    expected = call["extract"](expected, copy.deepcopy(args))
-        except Exception:  # the worked solution refuses these sizes: not a case
-            continue
-        if _finite(expected) and not _same_args(args, case.args):
-            cases.append(Case(args, expected, f"graded case {len(cases) + 1}"))
+        for keep_sizes in (False, True):  # sizes moved; else sizes kept, lists reordered
+            drawn = _answered(case.args, call.get("extract"), solution, rng, keep_sizes)
+            if drawn is not None:
+                cases.append(Case(*drawn, f"graded case {len(cases) + 1}"))
+                break
         if len(cases) == MAX_GRADED_CASES:
             break
     if not cases:
@@ -156,6 +159,28 @@ def graded_spec(call: dict[str, Any], solution: Callable, rng: np.random.Generat
         if not run_checker(fn=solution, **spec):
             return None
     return spec
+
+
+def _answered(
+    args: tuple,
+    extract: Callable | None,
+    solution: Callable,
+    rng: np.random.Generator,
+    keep_sizes: bool,
+) -> tuple[tuple, Any] | None:
+    """One redrawn case (args, expected answer) from a recorded case's ``args``, or None when
+    the worked solution refuses the new args, its answer is not finite, or nothing changed."""
+    fresh = tuple(_perturb(a, rng, keep_sizes) for a in args)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            expected = solution(*copy.deepcopy(fresh))
+            if extract is not None:  # what the checker compares, e.g. weights
+                expected = extract(expected, copy.deepcopy(fresh))
+    except Exception:  # the worked solution refuses these sizes: not a case
+        return None
+    if not _finite(expected) or _same_args(fresh, args):
+        return None
+    return fresh, expected
 
 
 def _storable(value: Any) -> bool:

@@ -76,6 +76,7 @@ from _offline_html import (  # noqa: E402
     page_name,
     vendor_assets,
 )
+from _slide_words import DeckWords, deck_words, report  # noqa: E402
 from _speaker_notes import (  # noqa: E402
     SubslideNote,
     _minutes,  # noqa: F401 -- private, read through this module by the tests
@@ -209,8 +210,29 @@ def slide_notebook(
         ]
         if missing and subslide_notes is not None:
             print(f"   {label}: subslides without their own notes: {missing}", file=sys.stderr)
+    join_author_notes(notebook)
     _label_continued_subslides(notebook)
     return notebook
+
+
+def join_author_notes(notebook) -> None:
+    """An author's markdown cell of slide type ``notes`` (the elaboration split from a long
+    cell: the notebook reads the two as one) joins the notes cell that the speaker notes put on
+    its slide or subslide, after its text: each slide keeps one notes panel, the notes file's
+    first. Where the slide has no other notes cell, it stays the slide's notes as it is."""
+    cells, first_notes = [], None
+    for cell in notebook.cells:
+        kind = cell.metadata.get("slideshow", {}).get("slide_type")
+        if kind in ("slide", "subslide"):
+            first_notes = None
+        if kind == "notes":
+            if first_notes is None:
+                first_notes = cell
+            else:
+                first_notes.source = f"{first_notes.source.rstrip()}\n\n{cell.source.strip()}"
+                continue
+        cells.append(cell)
+    notebook.cells = cells
 
 
 def _label_continued_subslides(notebook) -> None:
@@ -400,11 +422,36 @@ def _build_into(notebooks: list[Path], out_dir: Path, root: Path) -> list[Path]:
     return pages
 
 
+def words_per_slide(notebooks: list[Path] | None = None) -> list[DeckWords]:
+    """Words of prose per slide of each lesson deck (default: every lesson), measured on the
+    deck notebook with its speaker notes merged (``_slide_words.deck_words``)."""
+    from _course import lesson_notebooks
+
+    decks = []
+    for path in lesson_notebooks() if notebooks is None else notebooks:
+        notes_path = notes_file(path)
+        notes, subs = (
+            parse_notes(notes_path.read_text("utf-8")) if notes_path.is_file() else ({}, {})
+        )
+        deck = slide_notebook(nbformat.read(path, as_version=4), notes, path.name, subs)
+        decks.append(DeckWords(path.name[:2], tuple(deck_words(deck))))
+    return decks
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: every notebook")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"default: {DEFAULT_OUT}")
+    parser.add_argument(
+        "--words",
+        action="store_true",
+        help="build nothing: print each lesson deck's words of prose per slide (median, largest, "
+        "slides over the goal's maximum) and all decks together",
+    )
     args = parser.parse_args(argv)
+    if args.words:
+        print(report(words_per_slide([p.resolve() for p in args.notebooks] or None)))
+        return 0
 
     start = time.perf_counter()
     notebooks = [p.resolve() for p in args.notebooks] or course_notebooks()

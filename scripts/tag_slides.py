@@ -12,7 +12,11 @@ Rules (``metadata.slideshow.slide_type`` of each cell):
 - ``"slide"`` for the title cell (cell 0) and every markdown cell that opens with a ``# `` or
   ``## `` heading: each section starts a new slide;
 - ``"subslide"`` for a markdown cell that opens with a ``### `` heading;
-- ``"skip"`` for the set-up cell (the first code cell: imports and seeds, nothing to present);
+- ``"-"`` for the set-up cell (the first code cell: imports and seeds): it stays on the slide
+  it is in (the title slide), so that in the live slideshow it is the first code cell, selected
+  when the slideshow opens: running the first slide's cell sets everything up, and a fresh
+  kernel needs no step outside the slideshow (hidden as a skipped cell, it left every later
+  cell failing with ``NameError``). The offline decks drop it (hidden code, no output);
 - ``"-"`` (continue the current slide) for every other cell, except that an author's
   ``"subslide"`` (a long section split by hand), ``"fragment"``, ``"skip"`` (left out of the
   slides, kept in the lesson) or ``"notes"`` on such a cell is kept.
@@ -33,7 +37,9 @@ kept):
   classroom logs the failed requests);
 - ``scroll: true``: a slide taller than the window scrolls, so a long output can be reached;
 - ``start_slideshow_at: "beginning"``: the slideshow opens on the title slide, not on the cell
-  that happens to be selected (after running the set-up cell that is the first section);
+  that happens to be selected; the set-up cell is the first code cell it shows (on the title
+  slide or its goals subslide), selected there by RISE's ``auto_select: "code"`` (its default),
+  so that the lecturer's first run sets everything up;
 - ``transition: "none"``: no sliding animation on a projector.
 
 Font sizes are in ``notebooks/rise.css`` (jupyterlab-rise loads ``rise.css`` from the notebook's
@@ -90,7 +96,7 @@ def slide_type_for(cell, index: int, setup_index: int | None) -> str:
     if index == 0:
         return "slide"
     if index == setup_index:
-        return "skip"
+        return "-"
     if cell.cell_type == "markdown":
         first = _first_line(cell)
         if first.startswith(("# ", "## ")):

@@ -151,12 +151,15 @@ def test_a_new_lesson_needs_only_its_notebook_and_its_entry(scratch):
     lessons = _course.lessons(scratch)
     last, n = lessons[-1], f"{len(lessons):02d}"  # the course's last lesson, the new number
     prev, stem = last.stem[:2], f"{len(lessons):02d}_a_new_lesson"
-    session = max(s for lesson in lessons for s in lesson.sessions)
-    lectures = sum(
-        1
+    session = max(s for lesson in lessons for s in lesson.sessions)  # the plan's last session
+    lecture = min(last.sessions)  # the last lesson's lecture (its lab may hold earlier lessons)
+    heads = [
+        line
         for line in (scratch / "notebooks" / "lecture_plan.md").open(encoding="utf-8")
-        if line.startswith("## Session") and "(lecture)" in line
-    )
+        if line.startswith("## Session")
+    ]
+    lectures = sum("(lecture)" in line for line in heads)
+    labs = sum("(lab)" in line for line in heads)
     new = nbformat.v4.new_notebook(
         cells=[
             nbformat.v4.new_markdown_cell(f"# {n} · A new lesson\n\nWhat it is about."),
@@ -167,7 +170,7 @@ def test_a_new_lesson_needs_only_its_notebook_and_its_entry(scratch):
     nbformat.write(new, scratch / "notebooks" / f"{stem}.ipynb")
     entry = (
         f'\n[[lessons]]\nstem = "{stem}"\ntitle = "A new lesson"\n'
-        f'question = "what comes next?"\nlearn = "the newest thing"\nsessions = [{session}]\n'
+        f'question = "what comes next?"\nlearn = "the newest thing"\nsessions = [{lecture}]\n'
         "trains = true\nportable = true\ngraded = false\nsolutions = false\nrun_s = 12\n"
         "study_min = [30, 30, 0]\nexercises = 0\n"
     )
@@ -177,13 +180,13 @@ def test_a_new_lesson_needs_only_its_notebook_and_its_entry(scratch):
     # the last session lists only the last lesson in its sections: the plan must say what the
     # new one adds to it, and nothing is generated from a manifest the plan contradicts
     assert stale == [
-        f"notebooks/lecture_plan.md: session {session} lists lessons ['{prev}'], "
+        f"notebooks/lecture_plan.md: session {lecture} lists lessons ['{prev}'], "
         f"notebooks/course.toml gives it ['{prev}', '{n}']"
     ]
     # the plan's author gives it a session of its own instead
     _edit_manifest(
         scratch,
-        f'newest thing"\nsessions = [{session}]',
+        f'newest thing"\nsessions = [{lecture}]',
         f'newest thing"\nsessions = [{session + 1}]',
     )
     plan = scratch / "notebooks" / "lecture_plan.md"
@@ -203,12 +206,12 @@ def test_a_new_lesson_needs_only_its_notebook_and_its_entry(scratch):
     maintainers = (scratch / course.MAINTAINERS).read_text(encoding="utf-8")
     assert f"09-{prev} take longer" in maintainers  # the new lesson fits a sitting
     lecturers = (scratch / course.LECTURERS).read_text(encoding="utf-8")
-    assert f"{session + 1} sessions of 90 minutes ({lectures + 1} lectures, 3 labs)" in lecturers
+    assert f"{session + 1} sessions of 90 minutes ({lectures + 1} lectures, {labs} labs)" in lecturers
     plan_text = plan.read_text("utf-8")
     row = f"| {session + 1} | Lecture | Something new | {n} | {n}: 12 s | 0 |\n<!-- /sessions -->"
     assert row in plan_text
     assert f"({stem}.ipynb) (run time 12 s): all sections" in plan_text
-    assert f"{lectures + 1} lectures and 3 labs" in plan_text
+    assert f"{lectures + 1} lectures and {labs} labs" in plan_text
     before = nbformat.read(scratch / "notebooks" / f"{last.stem}.ipynb", as_version=4)
     assert before.cells[-1].source.endswith(
         f"**Next:** [{n} · A new lesson]({stem}.ipynb): what comes next?"

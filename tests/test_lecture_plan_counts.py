@@ -170,3 +170,94 @@ def test_the_minutes_check_catches_a_wrong_total():
     )
     dropped = re.sub(r"; \*[^*]+\*$", "", plan, count=1, flags=re.M)
     assert dropped != plan and minute_mismatches(dropped)
+
+
+BREAK_MIN = 10  # a lecture keeps a break of 10 minutes: at most 80 minutes of notes and openings
+
+
+def break_mismatches(plan: str) -> list[str]:
+    """One line per lecture whose sections and the openings of the lessons it starts leave less
+    than ``BREAK_MIN`` minutes of its 90 for a break."""
+    table, sections = plan_table(plan), plan_sections(plan)
+    wrong, started = [], set()
+    for number in sorted(table):
+        kind, minutes = table[number]
+        fresh = {nn for nn, _ in sections[number]} - started
+        started |= fresh
+        opening = sum(subslide_minutes(nn).get(None, 0) for nn in fresh)
+        if kind == "lecture" and minutes + opening > 90 - BREAK_MIN:
+            wrong.append(f"session {number}: {minutes} + {opening} min leave no break")
+    return wrong
+
+
+def test_every_lecture_leaves_a_break():
+    plan = PLAN.read_text(encoding="utf-8")
+    assert break_mismatches(plan) == []
+    table = plan_table(plan)
+    row = re.compile(r"^(\| 8 \| Lecture \| .+ \| )(\d+) \|$", re.M)
+    longer = row.sub(lambda m: f"{m.group(1)}{90 - BREAK_MIN} |", plan, count=1)
+    assert table[8][0] == "lecture" and "session 8" in " ".join(break_mismatches(longer))
+
+
+# --- the short track ---------------------------------------------------------------------------
+
+SHORT_MAX_MIN = 70  # a short lecture's sections: openings, a break and live runs fit beside them
+_SHORT = re.compile(r"^### Short session (\d+) \((lecture|lab)\): .+$", re.M)
+_SHORT_LINE = re.compile(r"^- (\d\d): (.+)$", re.M)
+_SHORT_SECTION = re.compile(r"\*(.+?)\* \((\d+)\)(?:; |$)")
+
+
+def short_track(plan: str) -> dict[int, tuple[str, str]]:
+    """Short session number -> (kind, body) from the plan's ``### Short session N (kind): ...``."""
+    starts = list(_SHORT.finditer(plan))
+    end = plan.index("\n## Session 1 ")
+    return {
+        int(here.group(1)): (here.group(2), plan[here.end() : after.start() if after else end])
+        for here, after in zip(starts, [*starts[1:], None], strict=True)
+    }
+
+
+def short_problems(plan: str) -> list[str]:
+    """What is wrong with the short track: a listed section the notes lack or whose minutes
+    differ, a lecture over ``SHORT_MAX_MIN``, a lecture without 4-5 questions or a lab without
+    3-4 exercises."""
+    wrong = []
+    for number, (kind, body) in short_track(plan).items():
+        if kind == "lab":
+            count = len(re.findall(r"checker `check_\w+`", body))
+            if not 3 <= count <= 4:
+                wrong.append(f"short lab {number}: {count} exercises")
+            continue
+        listed = body.split("**Sections**", 1)[1].split("\n**", 1)[0]
+        total = 0
+        for nn, sections in _SHORT_LINE.findall(listed):
+            notes = note_minutes(nn)
+            for heading, minutes in _SHORT_SECTION.findall(sections):
+                if notes.get(heading) != int(minutes):
+                    wrong.append(f"short {number}: {nn} *{heading}* {minutes} min, notes differ")
+                total += int(minutes)
+        if not listed.strip() or total > SHORT_MAX_MIN:
+            wrong.append(f"short lecture {number}: {total} min")
+        asked = re.findall(r"^- \d\d \*.+?\*: .+\?$", body, re.M)
+        if not 4 <= len(asked) <= 5:
+            wrong.append(f"short lecture {number}: {len(asked)} questions")
+    return wrong
+
+
+def test_the_short_track_fits_six_sessions():
+    plan = PLAN.read_text(encoding="utf-8")
+    track = short_track(plan)
+    assert sorted(track) == list(range(1, len(track) + 1)) and 5 <= len(track) <= 7
+    assert {kind for kind, _ in track.values()} == {"lecture", "lab"}
+    assert short_problems(plan) == []
+
+
+def test_the_short_track_check_catches_a_wrong_section_and_a_long_lecture():
+    plan = PLAN.read_text(encoding="utf-8")
+    first = plan.index("### Short session 1 ")
+    wrong = plan[:first] + plan[first:].replace(" (8)", " (9)", 1)
+    assert any("notes differ" in line for line in short_problems(wrong))
+    longer = plan[:first] + plan[first:].replace(
+        " (8)", " (8); *Summary* (3); *Two sentences, same words* (4)", 1
+    )
+    assert any(line.startswith("short lecture 1: ") for line in short_problems(longer))
