@@ -16,8 +16,10 @@ For every seed it trains lesson 12's six models on the sums task and its five re
   window, and with the key moved from position 0 to a random position 1 .. 62
   (`move_recall_key`, generator seed TEST_SEED + 1, as the notebook).
 
-One line of JSON per seed goes to `benchmarks/lesson12_seeds.jsonl`. The notebook runs seeds 0
-and 1; the others are held out. One thread, one seed after another (the machine is shared).
+One line of JSON per seed goes to `benchmarks/lesson12_seeds.jsonl`. The notebook runs seed 0
+(issue 41: its run time); the others are held out. `--check` asserts the claims the lesson makes
+about seeds and those of its "What the measurements say" cell (the latter on the seeds that ran
+all six schemes). One thread, one seed after another (the machine is shared).
 """
 
 from __future__ import annotations
@@ -131,7 +133,7 @@ def check(rows: dict[int, dict]) -> dict[str, bool]:
         "alibi: below relative by > 0.05 inside L": all(
             s["alibi"][inside] < s["relative"][inside] - 0.05 for s in sums.values()
         ),
-        "learned inside L: some seed below 0.5 (the notebook's two: 0.80-0.90)": min(learned) < 0.5,
+        "learned inside L: some seed below 0.5 (the notebook's seed 0: 0.90)": min(learned) < 0.5,
         "recall, last 32 tokens only: < 0.4 for every model": all(
             r[s]["window 32"] < 0.4 for r in recall.values() for s in PROBE_SCHEMES
         ),
@@ -144,6 +146,44 @@ def check(rows: dict[int, dict]) -> dict[str, bool]:
         "recall, key moved to 1..62: some model loses > 0.25": all(
             max(r[s]["full"] - r[s]["key moved"] for s in PROBE_SCHEMES) > 0.25
             for r in recall.values()
+        ),
+    }
+    # "What the measurements say" (the notebook's core claims), on every seed that ran the schemes
+    full = [s for s in sums.values() if all(x in s for x in ex.SCHEMES)]
+    near = "L <= t < 2L"
+
+    def r(s: dict, scheme: str) -> list[float]:
+        return [s[scheme][key] for key in ex.RANGES]
+
+    claims |= {
+        "(all six schemes run on some seed)": bool(full),
+        "relative: >= 0.95 in every range": all(min(r(s, "relative")) >= 0.95 for s in full),
+        "alibi: >= 0.7 in every range, losing < 0.1 from inside L to 2L+": all(
+            min(r(s, "alibi")) >= 0.7 and s["alibi"][inside] - s["alibi"][FAR] < 0.1 for s in full
+        ),
+        "relative: above alibi beyond 2L": all(s["relative"][FAR] > s["alibi"][FAR] for s in full),
+        "rotary: >= 0.97 inside L, < 0.25 beyond 2L": all(
+            s["rotary"][inside] >= 0.97 and s["rotary"][FAR] < 0.25 for s in full
+        ),
+        "sinusoidal: loses > 0.4 from inside L to past L, < 0.25 past L": all(
+            s["sinusoidal"][inside] - s["sinusoidal"][near] > 0.4
+            and max(s["sinusoidal"][near], s["sinusoidal"][FAR]) < 0.25
+            for s in full
+        ),
+        "none: < 0.6 inside L, then falls range by range": all(
+            s["none"][inside] < 0.6
+            and s["none"][inside] > s["none"][near] + 0.05
+            and s["none"][near] > s["none"][FAR] + 0.03
+            for s in full
+        ),
+        "none: beyond 2L, above sinusoidal and rotary by > 0.05": all(
+            s["none"][FAR] > max(s["sinusoidal"][FAR], s["rotary"][FAR]) + 0.05 for s in full
+        ),
+        "sinusoidal, last 32 tokens only: < 0.3 beyond 2L": all(
+            s["sinusoidal"]["window 32, " + FAR] < 0.3 for s in full
+        ),
+        "rotary, last 32 tokens only: >= 0.95 beyond 2L": all(
+            s["rotary"]["window 32, " + FAR] >= 0.95 for s in sums.values()
         ),
     }
     return claims
