@@ -76,6 +76,9 @@ class View:
     # False for a view that only subtracts a given part (your result minus pe): which of its
     # entries differ is which of the result's differ, and would blame the part not subtracted
     parts: bool = True
+    # True: ``explain`` also gets the passing cases (after the failing ones), so that what it
+    # states of the answer ("the formula with a knob turned") holds on every case checked
+    every_case: bool = False
 
 
 @dataclass(frozen=True)
@@ -676,9 +679,14 @@ def _square_regions(args: tuple, shape: tuple) -> list[tuple[str, np.ndarray]]:
 
 
 def diagnose(  # noqa: C901 (the steps in order, each a few lines)
-    cases: Sequence[FailedCase], spec: Diagnosis | None = None
+    cases: Sequence[FailedCase],
+    spec: Diagnosis | None = None,
+    passing: Sequence[FailedCase] = (),
 ) -> str:
-    """The first relation true on every failing case, as a hint sentence; '' when none."""
+    """The first relation true on every failing case, as a hint sentence; '' when none.
+
+    ``passing`` holds the cases the answer got right (got == expected): a view declared with
+    ``every_case`` explains the answer on them too."""
     spec = spec or Diagnosis()
     if any(c.got.shape != c.expected.shape for c in cases):
         return _shape_relation(cases, spec.axes)
@@ -708,7 +716,10 @@ def diagnose(  # noqa: C901 (the steps in order, each a few lines)
             right_views.append(view.name)
             continue
         if view.explain is not None:
-            text = view.explain([(g, e, c) for (g, e, _), c in zip(viewed, cases, strict=True)])
+            seen = [(g, e, c) for (g, e, _), c in zip(viewed, cases, strict=True)]
+            if view.every_case:
+                seen += _viewed_passing(view, passing)
+            text = view.explain(seen)
             if text:
                 return _with_right(right_views) + text
         relation = _whole(viewed, view.axes, spec, view.period)
@@ -737,6 +748,13 @@ def diagnose(  # noqa: C901 (the steps in order, each a few lines)
             + ", but no simple relation was found for the rest."
         )
     return ""
+
+
+def _viewed_passing(view: View, passing: Sequence[FailedCase]) -> list:
+    viewed = _apply_view(view, [(c.got, c.expected, c.args) for c in passing])
+    if viewed is None:
+        return [(c.got, c.expected, c) for c in passing]  # the view's explain judges them
+    return [(g, e, c) for (g, e, _), c in zip(viewed, passing, strict=True)]
 
 
 def _with_right(names: list[str]) -> str:
@@ -982,7 +1000,9 @@ def knob_view(
     ``model(args, **setting)`` computes the formula with some knobs changed; ``knobs`` maps each
     knob to its other values and the words that say what that value means. The first setting
     that gives the answer on every failing case (and differs from the expected result on one)
-    is named: a description of *this* answer's formula, not a list of known answers."""
+    is named: a description of *this* answer's formula, not a list of known answers. The
+    setting must also give the answer on the cases it passed (``View.every_case``): a setting
+    that fits only the failing cases describes another formula."""
     settings = [({k: v}, words) for k, values in knobs.items() for v, words in values]
     if pairs:
         names = list(knobs)
@@ -998,7 +1018,7 @@ def knob_view(
                 return f"your result is what the formula gives with {words}."
         return ""
 
-    return View("the formula", lambda a, args: a, explain=explain)
+    return View("the formula", lambda a, args: a, explain=explain, every_case=True)
 
 
 def _gives(case: FailedCase, model: Callable[..., Any], setting: dict) -> bool | None:

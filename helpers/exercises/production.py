@@ -36,7 +36,9 @@ def _llama3_frequencies(d, factor, base, original_max_len, low, high) -> torch.T
 
 
 def _llama3_bounds_swapped(d, factor, base, original_max_len, low, high) -> torch.Tensor:
-    # the two wavelength bounds exchanged: L / low taken as the "keep below" bound
+    # the two wavelength bounds exchanged: L / low taken as the "keep below" bound. The blend
+    # band is then never reached (L / high < L / low), so this equals a step at L / low with no
+    # blend for every low < high: no case can tell the two apart, and the hint names both
     omega = rotary_frequencies(d, base)
     wavelength = 2 * math.pi / omega
     keep_below, divide_above = original_max_len / low, original_max_len / high
@@ -124,9 +126,11 @@ def check_llama3_frequencies(fn: Callable[..., object]) -> bool:
     mistakes = [
         Mistake(
             _llama3_bounds_swapped,
-            "the wavelength bounds are swapped: pairs are kept below original_max_len / "
-            "high_freq_factor (short wavelengths, many turns) and divided above "
-            "original_max_len / low_freq_factor.",
+            "no pair is blended: you keep every pair with wavelength below original_max_len "
+            "/ low_freq_factor and divide every longer one by factor (leaving out the blend "
+            "and swapping the two bounds both give this). Keep the pairs below "
+            "original_max_len / high_freq_factor (short wavelengths, many turns), divide those "
+            "above original_max_len / low_freq_factor, and blend the band between.",
         ),
         Mistake(
             _llama3_every_pair_divided,

@@ -165,9 +165,14 @@ def causal_additive_wrong_way(seq_len):
     )
 
 
-@wrong("check_causal_mask", r"a 0/1 float mask")
+@wrong("check_causal_mask", r"expected a torch tensor: .*masked_fill")
 def causal_int_mask(seq_len):
     return np.tril(np.ones((seq_len, seq_len), dtype=int))
+
+
+@right("check_causal_mask")
+def causal_int_tensor_compared(seq_len):
+    return torch.tril(torch.ones(seq_len, seq_len, dtype=torch.int64)) == 1
 
 
 @wrong("check_causal_mask", r"reshaped")
@@ -207,9 +212,9 @@ def causal_comparison(seq_len):
     return torch.arange(seq_len)[None, :] <= torch.arange(seq_len)[:, None]
 
 
-@right("check_causal_mask")
+@wrong("check_causal_mask", r"returned a numpy.ndarray, expected a torch tensor: .*masked_fill")
 def causal_numpy(seq_len):
-    return np.tril(np.ones((seq_len, seq_len), dtype=bool))
+    return np.tril(np.ones((seq_len, seq_len), dtype=bool))  # the right values, not a tensor
 
 
 @right("check_causal_mask")
@@ -280,9 +285,14 @@ def padding_ne(tokens, pad_id):
     return tokens.ne(pad_id).view(tokens.shape[0], 1, 1, tokens.shape[1])
 
 
-@right("check_padding_mask")
+@wrong("check_padding_mask", r"returned a numpy.ndarray, expected a torch tensor")
 def padding_numpy(tokens, pad_id):
-    return (tokens.numpy() != pad_id)[:, np.newaxis, np.newaxis, :]
+    return (tokens.numpy() != pad_id)[:, np.newaxis, np.newaxis, :]  # right values, NumPy
+
+
+@right("check_padding_mask")
+def padding_numpy_back_to_torch(tokens, pad_id):
+    return torch.from_numpy((tokens.numpy() != pad_id)[:, np.newaxis, np.newaxis, :])
 
 
 @right("check_padding_mask")
