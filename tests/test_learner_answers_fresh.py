@@ -26,10 +26,10 @@ from tests.learner_answers import evaluate
 FRESH = Path(__file__).parent / "learner_answers" / "fresh"
 RATINGS = json.loads((FRESH / "ratings.json").read_text(encoding="utf-8"))
 
-# Rated after the measurement: six entries carry the rating they were measured with
+# Rated after the measurement: the entries changed since carry the rating they were measured with
 # ("measured") and why it changed ("after_measurement"): three misleading hints fixed, a NumPy mask
-# and float offsets now fail (masked_fill needs a torch tensor, indexing integers), and integer
-# bits are accepted by policy ("POLICY": lesson 02's own code makes integer bits and nothing
+# and float offsets now fail (masked_fill needs a torch tensor, indexing integers), two window
+# hints follow the edge audit's new case and duplicate test, and integer bits are accepted by policy ("POLICY": lesson 02's own code makes integer bits and nothing
 # downstream needs floats), so that answer is no longer counted as a wrong one.
 POLICY = {r["file"] for r in RATINGS if r["rating"] == "POLICY"}
 HELPFUL = ("NAMES", "SPECIFIC")
@@ -78,8 +78,9 @@ def test_the_corpus_is_fresh_and_the_hints_help():
 
 def test_what_changed_after_the_measurement_is_recorded():
     changed = [r for r in RATINGS if "measured" in r]
-    assert {r["measured"] for r in changed} == {"MISLEADING", "ACCEPTED"}
+    assert {r["measured"] for r in changed} >= {"MISLEADING", "ACCEPTED"}
     assert all(r["after_measurement"] for r in changed)
+    assert not [r for r in RATINGS if ("measured" in r) != ("after_measurement" in r)]
     assert len(POLICY) == 1 and all(r["kind"] == "wrong" for r in changed)
 
 
