@@ -239,18 +239,11 @@ def check_dynamic_ntk_frequencies(fn: Callable[..., object]) -> bool:
 
 # --- the positions of a windowed cache (notebook 17) -------------------------------------------
 
-# (seen, sinks, window): before, at and after the first eviction; fewer tokens seen than sinks
-# (min(sinks, seen)); more than the window seen but fewer than sinks + window (nothing evicted
-# yet: "keep all while seen <= window" duplicates tokens there); no sinks and one sink
-_WINDOW_ARGS = [
-    (50, 4, 8),
-    (12, 4, 8),
-    (13, 2, 8),
-    (3, 4, 8),
-    (10, 4, 8),
-    (30, 1, 5),
-    (9, 0, 4),
-]
+# (seen, sinks, window): long after and at the first eviction (seen == sinks + window); more
+# than the window seen but at most sinks + window (nothing evicted yet: "keep all while seen <=
+# window" repeats sink tokens there); fewer tokens seen than sinks (min(sinks, seen)); no sinks
+# and one sink
+_WINDOW_ARGS = [(50, 4, 8), (12, 4, 8), (9, 2, 8), (3, 4, 8), (30, 1, 5), (9, 0, 4)]
 
 
 def _window_positions(seen: int, sinks: int, window: int) -> torch.Tensor:
