@@ -124,6 +124,10 @@ def _binary_plus_minus(positions: np.ndarray, num_bits: int) -> np.ndarray:
 def check_binary_encoding(fn: Callable[[np.ndarray, int], object]) -> bool:
     """Check ``fn(positions, num_bits)``: bits of each position, least significant first.
 
+    The bits are judged as numbers 0 and 1, whatever their dtype (floats, integers or booleans):
+    nothing downstream needs floats (notebook 02's own ``binary_code`` makes integers, and NumPy
+    promotes them where a code meets float vectors).
+
     The exercise of notebook 02.
     """
     cases = cases_from(
