@@ -104,7 +104,7 @@ def check_sinusoidal(fn: Callable[[int, int], object]) -> bool:
 _BINARY_ARGS = [
     (np.arange(8), 3),
     (np.arange(20), 5),
-    (np.array([5, 6, 300]), 8),
+    (np.array([5, 6, 300, 1500]), 10),  # more bits than a byte; 1500 wraps
     (np.arange(4), 1),
 ]
 
