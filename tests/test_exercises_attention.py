@@ -40,14 +40,27 @@ def with_output(buggy_weights):
         (check_attention, scaled_dot_product_attention),
         (check_attention, plain_attention),
         (check_causal_mask, causal_mask),
-        (check_causal_mask, lambda n: np.tril(np.ones((n, n))).astype(bool)),
+        (check_causal_mask, lambda n: torch.from_numpy(np.tril(np.ones((n, n))).astype(bool))),
         (check_padding_mask, padding_mask),
-        (check_padding_mask, lambda tokens, pad_id: (tokens != pad_id)[:, None, None, :].numpy()),
     ],
 )
 def test_right_answers_pass_and_stubs_are_reported(checker, right, capsys):
     assert checker(right) is True
     assert "hidden cases pass" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("checker", "numpy_mask"),
+    [
+        (check_causal_mask, lambda n: np.tril(np.ones((n, n))).astype(bool)),
+        (check_padding_mask, lambda tokens, pad_id: (tokens != pad_id)[:, None, None, :].numpy()),
+    ],
+)
+def test_a_numpy_mask_fails_naming_the_tensor_masked_fill_needs(checker, numpy_mask, capsys):
+    # The right values in a NumPy array: scores.masked_fill(~mask, -inf) raises TypeError on it.
+    assert checker(numpy_mask) is False
+    out = capsys.readouterr().out
+    assert "returned a numpy.ndarray, expected a torch tensor" in out and "masked_fill" in out
     assert checker(stub) is False
     assert "not yet implemented" in capsys.readouterr().out
 

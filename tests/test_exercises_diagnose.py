@@ -8,7 +8,13 @@ import math
 import numpy as np
 import pytest
 
-from helpers.exercises._diagnose import Diagnosis, FailedCase, diagnose, smallest_case
+from helpers.exercises._diagnose import (
+    Diagnosis,
+    FailedCase,
+    diagnose,
+    knob_view,
+    smallest_case,
+)
 
 RNG = np.random.default_rng(0)
 E1 = RNG.normal(size=(5, 8))
@@ -91,3 +97,20 @@ def test_shapes():
     assert "transposed" in diagnose([FailedCase("s", (), e.T, e)])
     hint = diagnose([FailedCase("s", (), e[:2], e)], Diagnosis(axes=("token", "feature")))
     assert hint.startswith("you return fewer tokens than expected on every failing case (2 instead")
+
+
+def _line(args, slope=2.0, cut=None):
+    (x,) = args
+    return np.array([(slope * x if cut is None or x < cut else 2.0 * x) + 1.0])
+
+
+def test_a_knob_setting_must_give_the_answer_on_the_passing_cases_too():
+    # The answer is 3x + 1 below x = 5 and right (2x + 1) from there: slope 3 fits the failing cases,
+    # but not the passing one, so "the formula with slope 3" would describe another answer.
+    spec = Diagnosis(views=(knob_view(_line, {"slope": [(3.0, "slope 3")], "cut": [(5, "cut")]}),))
+    answer = {x: _line((x,), 3.0, 5) for x in (1.0, 2.0, 7.0)}
+    failing = [FailedCase(f"x={x}", (x,), answer[x], _line((x,))) for x in (1.0, 2.0)]
+    passing = [FailedCase("x=7", (7.0,), answer[7.0], _line((7.0,)))]
+    assert "slope 3." in diagnose(failing, spec)  # the failing cases alone: slope 3 fits
+    hint = diagnose(failing, spec, passing)
+    assert hint == "your result is what the formula gives with slope 3, and cut."

@@ -39,7 +39,7 @@ def test_right_answers_pass_and_stubs_are_reported(checker, right, capsys):
 # --- Llama 3's rule, as a learner writes it: a loop over pairs --------------------------------
 
 
-def llama3_loop(swap_bounds=False, divide_all=False, reverse_blend=False):
+def llama3_loop(swap_bounds=False, divide_all=False, reverse_blend=False, no_blend=False):
     def mine(d, factor, base, original_max_len, low_freq_factor, high_freq_factor):
         high_wavelen = original_max_len / high_freq_factor  # below: keep
         low_wavelen = original_max_len / low_freq_factor  # above: divide
@@ -51,6 +51,8 @@ def llama3_loop(swap_bounds=False, divide_all=False, reverse_blend=False):
             wavelen = 2 * math.pi / omega
             if divide_all:
                 out.append(omega / factor)
+            elif no_blend:
+                out.append(omega / factor if wavelen > low_wavelen else omega)
             elif wavelen < high_wavelen:
                 out.append(omega)
             elif wavelen > low_wavelen:
@@ -74,7 +76,10 @@ def test_a_loop_written_llama3_passes(capsys):
 @pytest.mark.parametrize(
     ("options", "words"),
     [
-        ({"swap_bounds": True}, "bounds are swapped"),
+        # the same frequencies for every low < high (the band between the swapped bounds is
+        # empty): the hint names what the answer does, and both ways to get there
+        ({"swap_bounds": True}, "no pair is blended"),
+        ({"no_blend": True}, "no pair is blended"),
         ({"divide_all": True}, "position interpolation"),
         ({"reverse_blend": True}, "blend is reversed"),
     ],

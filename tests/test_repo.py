@@ -217,3 +217,28 @@ def test_lower_layers_never_import_higher_ones(path):
     assert not unknown, f"{path.name} imports {unknown}, which are not modules of helpers"
     higher = {m for m in imported if LAYER[m] > LAYER[top]}
     assert not higher, f"{path.name} ({top}) imports higher layers {higher}"
+
+
+# Module sizes (issue 37): no module of helpers or scripts over about 500 lines unless it is one
+# idea, named here with the reason; a module that grows past the limit fails until it is split or
+# given its reason.
+MODULE_LINES = 550
+ONE_IDEA = {
+    "scripts/course.py": "every part the manifest generates or checks, one short function each",
+    "scripts/build_assignments.py": "building one nbgrader assignment per lesson (cases moved out)",
+    "helpers/exercises/per_layer.py": "the three checkers of notebook 18, like one module a lesson",
+}
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted([*(ROOT / "helpers").rglob("*.py"), *(ROOT / "scripts").rglob("*.py")]),
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_no_module_is_long_unless_it_is_one_idea(path):
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    name = str(path.relative_to(ROOT))
+    if name in ONE_IDEA:
+        assert lines > 500, f"{name} is {lines} lines now: drop it from ONE_IDEA"
+        return
+    assert lines <= MODULE_LINES, f"{name}: {lines} lines; split it along its seams (issue 37)"

@@ -254,7 +254,7 @@ class _Spec:
     mask_hint: str
     extract: Callable[[Any, tuple], Any] | None
     time_limit: float | None
-    returns: str = ""  # "tensor": a torch tensor is asked for; "float": float values
+    returns: str = ""  # "tensor": a torch tensor is asked for; "float" / "integer": those values
 
 
 @dataclass
@@ -279,11 +279,19 @@ def _compare(got: Any, case: Case, spec: _Spec, outcome: _Outcome) -> None:
     if spec.returns == "tensor" and not hasattr(got, "detach"):
         raise CaseFailedError(
             f"returned a {type(got).__module__.split('.')[0]}.{type(got).__name__}, expected a "
-            "torch tensor (masked_fill and F.scaled_dot_product_attention take tensors)."
+            "torch tensor: the attention code fills the scores with scores.masked_fill(~mask, "
+            "-inf), and masked_fill (like F.scaled_dot_product_attention's attn_mask) takes a "
+            "torch bool tensor, not a NumPy array."
         )
     array = _to_array(got, expected)
     if spec.returns == "float" and array.dtype.kind in "biu":
         raise CaseFailedError(f"returned {array.dtype} values, expected floats (0.0 and 1.0).")
+    if spec.returns == "integer" and array.dtype.kind not in "iu":
+        raise CaseFailedError(
+            f"returned {array.dtype} values, expected integers: offset + max_distance picks "
+            "a row of the table of learned vectors, and torch indexes only with integer "
+            "tensors (a float index raises IndexError)."
+        )
     if expected.dtype == bool:
         array = _as_mask(array, spec.mask_hint)
     outcome.array = array
@@ -374,10 +382,15 @@ def _mistake_on_some_cases(outcomes: Sequence[_Outcome], spec: _Spec) -> str:
     return ""
 
 
-def _failed_cases(outcomes: Sequence[_Outcome]) -> list[FailedCase]:
+def _passed_cases(outcomes: Sequence[_Outcome]) -> list[FailedCase]:
+    """The cases the answer got right, with its arrays (for views that judge every case)."""
+    return _failed_cases(outcomes, passed=True)
+
+
+def _failed_cases(outcomes: Sequence[_Outcome], passed: bool = False) -> list[FailedCase]:
     failed = []
     for outcome in outcomes:
-        if outcome.failure is None or outcome.array is None:
+        if (outcome.failure is None) is not passed or outcome.array is None:
             continue
         expected = as_numpy(outcome.case.expected)
         got = outcome.array
@@ -401,7 +414,7 @@ def _hint(outcomes: Sequence[_Outcome], first: _Outcome, spec: _Spec, diagnosis:
         return first.hint  # the checker's own diagnosis of this case
     failed = _failed_cases(outcomes)
     try:
-        found = diagnose(failed, diagnosis)
+        found = diagnose(failed, diagnosis, _passed_cases(outcomes))
         shown = "" if found else smallest_case(failed)
     except Exception:  # a diagnosis must never cost the learner the verdict
         found, shown = "", ""
@@ -439,7 +452,8 @@ def run_checker(
     whose hint is used when nothing better is found); ``mask_hint`` is shown when a mask comes
     back with a non-boolean dtype; ``time_limit`` is the limit per call in seconds (negative:
     ``TIME_LIMIT_S``, None: no limit); ``returns`` is "tensor" when the exercise asks for a
-    torch tensor, "float" when it asks for float values. A function that changes an array
+    torch tensor (a mask: masked_fill takes tensors), "float" when it asks for float values,
+    "integer" when it asks for integers (indices). A function that changes an array
     argument in place fails, whatever it returns. On a failure every case is run, and the hint is a
     registered mistake that matches on every case, else what :func:`diagnose` finds true on
     every failing case (``diagnosis`` declares the checker's axes and views), else the smallest
@@ -451,8 +465,8 @@ def run_checker(
     if time_limit is not None and time_limit < 0:
         time_limit = TIME_LIMIT_S
     del generic_hint
-    if returns not in ("", "tensor", "float"):
-        raise ValueError(f"returns must be '', 'tensor' or 'float', got {returns!r}")
+    if returns not in ("", "tensor", "float", "integer"):
+        raise ValueError(f"returns must be '', 'tensor', 'float' or 'integer', got {returns!r}")
     spec = _Spec(mistakes, _Tolerance(rtol, atol), mask_hint, extract, time_limit, returns)
     outcomes: list[_Outcome] = []
     first: _Outcome | None = None

@@ -150,6 +150,29 @@ def _implied_scores(weights: np.ndarray, args: tuple) -> np.ndarray:
     return np.where(keep, logs - mean, 0.0)
 
 
+def _hidden_weights(weights: np.ndarray, args: tuple) -> np.ndarray:
+    """The weights on the keys the mask hides (none without a mask: not applicable)."""
+    mask = args[3]
+    if mask is None:
+        raise ValueError("no mask: no hidden keys")
+    return weights[~np.broadcast_to(as_numpy(mask).astype(bool), weights.shape)]
+
+
+def _explain_hidden_weights(viewed: list) -> str:
+    """Masked keys that still get weight, on every failing case (all of them have a mask)."""
+    worst = []
+    for got, _, case in viewed:
+        if got.size == 0 or float(np.max(np.abs(got))) <= 1e-3:
+            return ""
+        worst.append((float(np.max(np.abs(got))), case.label))
+    largest, label = max(worst)
+    return (
+        f"the keys the mask hides still get weight (up to {largest:.3g} on {label}): a "
+        "hidden key gets weight 0 only when its score is -inf before the softmax (a score of "
+        "0, or a score multiplied by the mask, still gets weight)."
+    )
+
+
 def check_attention(fn: Callable) -> bool:
     """Check ``fn(q, k, v, mask) -> (output, weights)`` against scaled dot-product attention.
 
@@ -197,9 +220,16 @@ def check_attention(fn: Callable) -> bool:
             regions=_attention_regions,
             views=(
                 View(
-                    "the scores your weights imply (log-weights less their row mean)",
+                    "the scores your weights imply for the keys each query may see "
+                    "(log-weights less their row mean)",
                     _implied_scores,
                     axes=("query", "key"),
+                ),
+                View(
+                    "your weights on the keys the mask hides",
+                    _hidden_weights,
+                    explain=_explain_hidden_weights,
+                    parts=False,
                 ),
             ),
         ),
@@ -222,7 +252,8 @@ def _ignore_polarity(seq_len: int) -> torch.Tensor:
 
 
 def check_causal_mask(fn: Callable[[int], object]) -> bool:
-    """Check ``fn(seq_len)``: a boolean ``(seq_len, seq_len)`` mask, True where ``j <= i``.
+    """Check ``fn(seq_len)``: a boolean ``(seq_len, seq_len)`` torch tensor, True where ``j <= i``
+    (a NumPy array fails: ``masked_fill`` takes a tensor).
 
     The exercise of notebook 07.
     """
@@ -251,6 +282,7 @@ def check_causal_mask(fn: Callable[[int], object]) -> bool:
         mistakes,
         generic_hint="print your mask for seq_len=3: it should be lower triangular.",
         mask_hint=_MASK_HINT,
+        returns="tensor",
         diagnosis=Diagnosis(axes=("query", "key")),
     )
 
@@ -267,7 +299,8 @@ def _pad_id_zero(tokens: torch.Tensor, pad_id: int) -> torch.Tensor:
 
 
 def check_padding_mask(fn: Callable[[torch.Tensor, int], object]) -> bool:
-    """Check ``fn(tokens, pad_id)``: boolean ``(batch, 1, 1, seq_len)``, True for real tokens.
+    """Check ``fn(tokens, pad_id)``: a boolean ``(batch, 1, 1, seq_len)`` torch tensor, True for
+    real tokens (a NumPy array fails: ``masked_fill`` takes a tensor).
 
     The exercise of notebook 07.
     """
@@ -296,5 +329,6 @@ def check_padding_mask(fn: Callable[[torch.Tensor, int], object]) -> bool:
         generic_hint="the mask is (tokens != pad_id) with two singleton axes "
         "inserted: (batch, 1, 1, seq_len) broadcasts over heads and queries.",
         mask_hint=_MASK_HINT,
+        returns="tensor",
         diagnosis=Diagnosis(axes=("sequence", "", "", "key")),
     )

@@ -104,7 +104,7 @@ def check_sinusoidal(fn: Callable[[int, int], object]) -> bool:
 _BINARY_ARGS = [
     (np.arange(8), 3),
     (np.arange(20), 5),
-    (np.array([5, 6, 300]), 8),
+    (np.array([5, 6, 300, 1500]), 10),  # more bits than a byte; 1500 wraps
     (np.arange(4), 1),
 ]
 
@@ -123,6 +123,10 @@ def _binary_plus_minus(positions: np.ndarray, num_bits: int) -> np.ndarray:
 
 def check_binary_encoding(fn: Callable[[np.ndarray, int], object]) -> bool:
     """Check ``fn(positions, num_bits)``: bits of each position, least significant first.
+
+    The bits are judged as numbers 0 and 1, whatever their dtype (floats, integers or booleans):
+    nothing downstream needs floats (notebook 02's own ``binary_code`` makes integers, and NumPy
+    promotes them where a code meets float vectors).
 
     The exercise of notebook 02.
     """

@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from ..encodings import rotary_frequencies, scaled_rotary_frequencies
-from ._core import Mistake, cases_from, run_checker
+from ._core import CaseFailedError, Mistake, as_numpy, cases_from, run_checker
 from ._diagnose import Diagnosis, View, _ranges, base_view, wavelength_view
 
 __all__ = ["check_llama3_frequencies", "check_dynamic_ntk_frequencies", "check_window_positions"]
@@ -36,7 +36,9 @@ def _llama3_frequencies(d, factor, base, original_max_len, low, high) -> torch.T
 
 
 def _llama3_bounds_swapped(d, factor, base, original_max_len, low, high) -> torch.Tensor:
-    # the two wavelength bounds exchanged: L / low taken as the "keep below" bound
+    # the two wavelength bounds exchanged: L / low taken as the "keep below" bound. The blend
+    # band is then never reached (L / high < L / low), so this equals a step at L / low with no
+    # blend for every low < high: no case can tell the two apart, and the hint names both
     omega = rotary_frequencies(d, base)
     wavelength = 2 * math.pi / omega
     keep_below, divide_above = original_max_len / low, original_max_len / high
@@ -124,9 +126,11 @@ def check_llama3_frequencies(fn: Callable[..., object]) -> bool:
     mistakes = [
         Mistake(
             _llama3_bounds_swapped,
-            "the wavelength bounds are swapped: pairs are kept below original_max_len / "
-            "high_freq_factor (short wavelengths, many turns) and divided above "
-            "original_max_len / low_freq_factor.",
+            "no pair is blended: you keep every pair with wavelength below original_max_len "
+            "/ low_freq_factor and divide every longer one by factor (leaving out the blend "
+            "and swapping the two bounds both give this). Keep the pairs below "
+            "original_max_len / high_freq_factor (short wavelengths, many turns), divide those "
+            "above original_max_len / low_freq_factor, and blend the band between.",
         ),
         Mistake(
             _llama3_every_pair_divided,
@@ -235,9 +239,11 @@ def check_dynamic_ntk_frequencies(fn: Callable[..., object]) -> bool:
 
 # --- the positions of a windowed cache (notebook 17) -------------------------------------------
 
-# (seen, sinks, window): before, at and after the first eviction; fewer tokens seen than sinks
-# (min(sinks, seen)); no sinks and one sink
-_WINDOW_ARGS = [(50, 4, 8), (12, 4, 8), (13, 2, 8), (3, 4, 8), (30, 1, 5), (9, 0, 4)]
+# (seen, sinks, window): long after and at the first eviction (seen == sinks + window); more
+# than the window seen but at most sinks + window (nothing evicted yet: "keep all while seen <=
+# window" repeats sink tokens there); fewer tokens seen than sinks (min(sinks, seen)); no sinks
+# and one sink
+_WINDOW_ARGS = [(50, 4, 8), (12, 4, 8), (9, 2, 8), (3, 4, 8), (30, 1, 5), (9, 0, 4)]
 
 
 def _window_positions(seen: int, sinks: int, window: int) -> torch.Tensor:
@@ -258,6 +264,29 @@ def _window_without_sinks(seen: int, sinks: int, window: int) -> torch.Tensor:
 
 def _window_one_short(seen: int, sinks: int, window: int) -> torch.Tensor:
     return _window_positions(seen, sinks, window - 1)
+
+
+def _window_duplicates(got: object, args: tuple) -> object:
+    """Fail a case whose extra cached tokens repeat text indices, naming the repeated ones."""
+    array = as_numpy(got) if isinstance(got, (np.ndarray, torch.Tensor, list, tuple)) else None
+    if array is None or array.ndim != 2 or array.shape[-1] != 2 or array.dtype.kind not in "iuf":
+        return got  # the runner names what came back
+    indices, counts = np.unique(array[:, 0], return_counts=True)
+    twice = [int(i) for i, c in zip(indices, counts, strict=True) if c > 1]
+    if not twice or len(array) <= len(_window_positions(*args)):
+        return got  # no repeats, or no extra rows for them to explain: the diagnosis says more
+    seen, sinks, window = args
+    sink_kept_twice = all(i < min(sinks, seen) for i in twice)
+    raise CaseFailedError(
+        f"your cache holds text {'index' if len(twice) == 1 else 'indices'} "
+        f"{_ranges(twice)} more than once.",
+        hint=f"{'they are' if len(twice) > 1 else 'it is'} below sinks = {sinks}: "
+        f"{'sinks' if len(twice) > 1 else 'a sink'}, kept again in the recent part. The recent part starts at max(sinks, seen - window), "
+        "so nothing is evicted while seen <= sinks + window."
+        if sink_kept_twice
+        else "",
+        array=array,
+    )
 
 
 def check_window_positions(fn: Callable[[int, int, int], object]) -> bool:
@@ -297,5 +326,6 @@ def check_window_positions(fn: Callable[[int, int, int], object]) -> bool:
         cases,
         mistakes,
         generic_hint="while seen <= sinks + window nothing is evicted: rows (t, t) for t < seen.",
+        extract=_window_duplicates,
         diagnosis=Diagnosis(axes=("cached token", "column")),
     )

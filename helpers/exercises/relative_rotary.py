@@ -144,7 +144,8 @@ def _offsets_hint(got: np.ndarray, len_q: int, len_k: int, max_distance: int) ->
 
 
 def check_relative_positions(fn: Callable[[int, int, int], object]) -> bool:
-    """Check ``fn(len_q, len_k, max_distance)`` -> ``clip(j - i, -max_distance, max_distance)``.
+    """Check ``fn(len_q, len_k, max_distance)`` -> ``clip(j - i, -max_distance, max_distance)``
+    as integers (floats fail: the offsets are indices into a table).
 
     The exercise of notebook 11.
     """
@@ -177,6 +178,7 @@ def check_relative_positions(fn: Callable[[int, int, int], object]) -> bool:
         mistakes,
         extract=_diagnosing(relative_positions, mistakes, _diagnose_relative),
         diagnosis=Diagnosis(axes=("query", "key")),
+        returns="integer",
     )
 
 

@@ -162,7 +162,13 @@ def _warmup_power_half(step, d_model, warmup_steps):
 def _noam_model(args, width=-0.5, warm=-1.5, decay=-0.5, pick="min", offset=0):
     step, d_model, warmup = args
     s = step + offset
-    branches = {"min": min, "max": max, "warm": lambda a, b: b, "decay": lambda a, b: a}
+    branches = {
+        "min": min,
+        "max": max,
+        "warm": lambda a, b: b,
+        "decay": lambda a, b: a,
+        "cut": lambda a, b: b if s < warmup else a,  # the min, when the exponents are right
+    }
     return d_model**width * branches[pick](s**decay, s * warmup**warm)
 
 
@@ -182,6 +188,7 @@ _NOAM_KNOBS = {
         ("max", "the max of the two branches (it is the min)"),
         ("warm", "the warm-up branch only, after warmup_steps too"),
         ("decay", "the decay branch only, during the warm-up too"),
+        ("cut", "the branch chosen by step < warmup_steps, not by the min"),
     ],
     "offset": [(1, "step + 1 (steps count from 1 already)"), (-1, "step - 1")],
 }

@@ -123,7 +123,7 @@ def bits_string_formatting(positions, num_bits):
     return np.array([[int(c) for c in format(int(t), f"0{num_bits}b")] for t in positions])
 
 
-@wrong("check_binary_encoding", r"positions 0-1 match, position 2 differs")
+@wrong("check_binary_encoding", r"positions 0-2 match, position 3 differs")
 def bits_clipped_to_range(positions, num_bits):
     clipped = np.minimum(positions, 2**num_bits - 1)  # no wrap past 2**num_bits
     return bits_learner(clipped, num_bits)
@@ -145,6 +145,12 @@ def bits_log2_count(positions, num_bits):
 def bits_power_values(positions, num_bits):
     j = np.arange(num_bits)
     return (positions[:, None] & (1 << j)).astype(float)  # the bit's value, not 0/1
+
+
+@wrong("check_binary_encoding", r"fewer bits than expected .*8 instead of 10")
+def bits_unpacked_from_one_byte(positions, num_bits):
+    byte = np.asarray(positions).astype(np.uint8)[:, None]  # 8 bits at most
+    return np.unpackbits(byte, axis=1, bitorder="little")[:, :num_bits].astype(float)
 
 
 @right("check_binary_encoding")

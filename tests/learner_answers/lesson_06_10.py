@@ -109,6 +109,15 @@ def attention_softmax_over_everything(q, k, v, mask):
     return flat @ v, flat
 
 
+@wrong("check_attention", r"for the keys each query may see .* are right; the keys the mask hides")
+def attention_mask_multiplied_into_scores(q, k, v, mask):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores * mask  # hidden scores become 0, not -inf: hidden keys keep weight
+    weights = torch.softmax(scores, -1)
+    return weights @ v, weights
+
+
 @wrong("check_attention", r"yours are zero everywhere")
 def attention_uniform_weights(q, k, v, mask):
     weights = torch.ones(*q.shape[:-1], k.shape[-2], dtype=q.dtype)
@@ -165,9 +174,14 @@ def causal_additive_wrong_way(seq_len):
     )
 
 
-@wrong("check_causal_mask", r"a 0/1 float mask")
+@wrong("check_causal_mask", r"expected a torch tensor: .*masked_fill")
 def causal_int_mask(seq_len):
     return np.tril(np.ones((seq_len, seq_len), dtype=int))
+
+
+@right("check_causal_mask")
+def causal_int_tensor_compared(seq_len):
+    return torch.tril(torch.ones(seq_len, seq_len, dtype=torch.int64)) == 1
 
 
 @wrong("check_causal_mask", r"reshaped")
@@ -207,9 +221,9 @@ def causal_comparison(seq_len):
     return torch.arange(seq_len)[None, :] <= torch.arange(seq_len)[:, None]
 
 
-@right("check_causal_mask")
+@wrong("check_causal_mask", r"returned a numpy.ndarray, expected a torch tensor: .*masked_fill")
 def causal_numpy(seq_len):
-    return np.tril(np.ones((seq_len, seq_len), dtype=bool))
+    return np.tril(np.ones((seq_len, seq_len), dtype=bool))  # the right values, not a tensor
 
 
 @right("check_causal_mask")
@@ -280,9 +294,14 @@ def padding_ne(tokens, pad_id):
     return tokens.ne(pad_id).view(tokens.shape[0], 1, 1, tokens.shape[1])
 
 
-@right("check_padding_mask")
+@wrong("check_padding_mask", r"returned a numpy.ndarray, expected a torch tensor")
 def padding_numpy(tokens, pad_id):
-    return (tokens.numpy() != pad_id)[:, np.newaxis, np.newaxis, :]
+    return (tokens.numpy() != pad_id)[:, np.newaxis, np.newaxis, :]  # right values, NumPy
+
+
+@right("check_padding_mask")
+def padding_numpy_back_to_torch(tokens, pad_id):
+    return torch.from_numpy((tokens.numpy() != pad_id)[:, np.newaxis, np.newaxis, :])
 
 
 @right("check_padding_mask")
@@ -401,6 +420,16 @@ def noam_sqrt_swapped(step, d_model, warmup):
 @wrong("check_noam_lr", r"d_model\*\*-1")
 def noam_divided_by_d_model(step, d_model, warmup):
     return min(step**-0.5, step * warmup**-1.5) / d_model
+
+
+@wrong(
+    "check_noam_lr",
+    r"warmup_steps\*\*-1 in the warm-up branch .*, and the branch chosen by step < warmup_steps",
+)
+def noam_warmup_to_the_wrong_peak(step, d_model, warmup):
+    if step < warmup:  # a line from 0 to d_model**-0.5: the peak misses warmup**-0.5
+        return step / warmup / math.sqrt(d_model)
+    return 1 / math.sqrt(d_model * step)
 
 
 @right("check_noam_lr")

@@ -152,9 +152,17 @@ def relative_numpy_clip(len_q, len_k, max_distance):
     )
 
 
-@right("check_relative_positions")
+@wrong("check_relative_positions", r"returned float32 values, expected integers: .*index")
 def relative_float(len_q, len_k, max_distance):
     offsets = (
         torch.arange(len_k, dtype=torch.float32) - torch.arange(len_q, dtype=torch.float32)[:, None]
     )
-    return torch.clamp(offsets, -max_distance, max_distance)
+    return torch.clamp(offsets, -max_distance, max_distance)  # the right values, as floats
+
+
+@right("check_relative_positions")
+def relative_float_then_long(len_q, len_k, max_distance):
+    offsets = (
+        torch.arange(len_k, dtype=torch.float32) - torch.arange(len_q, dtype=torch.float32)[:, None]
+    )
+    return torch.clamp(offsets, -max_distance, max_distance).long()

@@ -263,7 +263,7 @@ wrong("check_window_positions", r"cached token|column")(
 wrong("check_window_positions", r"more cached tokens")(
     variant(window_learner, "window_one_too_many", extra=1)
 )
-wrong("check_window_positions", r"more cached tokens|cached token")(
+wrong("check_window_positions", r"a sink, kept again in the recent part")(
     variant(window_learner, "window_overlap_counted_twice", dedupe=False)
 )
 wrong("check_window_positions", r"column 1 matches, column 0 differs")(
@@ -287,6 +287,24 @@ def window_slots_counted_from_the_end(seen, sinks, window):
 def window_rotated_at_distance(seen, sinks, window):
     kept = window_learner(seen, sinks, window)[:, 0]
     return torch.stack([kept, seen - 1 - kept], dim=1)  # distance from the newest token
+
+
+@wrong("check_window_positions", r"below sinks = 2: a sink, kept again")
+def window_keeps_all_while_seen_fits_the_window(seen, sinks, window):
+    if seen <= window:  # nothing evicted yet... but the cache holds sinks + window tokens
+        kept = list(range(seen))
+    else:
+        kept = list(range(min(sinks, seen))) + list(range(seen - window, seen))
+    return torch.tensor([[t, slot] for slot, t in enumerate(kept)]).reshape(-1, 2)
+
+
+@wrong("check_window_positions", r"below sinks = 2: a sink, kept again")
+def window_recent_from_zero_once_past_the_sinks(seen, sinks, window):
+    if seen <= sinks:
+        kept = list(range(seen))
+    else:  # the recent part may start inside the sinks: max(0, ...) where max(sinks, ...)
+        kept = list(range(sinks)) + list(range(max(0, seen - window), seen))
+    return torch.tensor([[t, slot] for slot, t in enumerate(kept)]).reshape(-1, 2)
 
 
 @right("check_window_positions")
