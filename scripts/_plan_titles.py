@@ -6,6 +6,7 @@ plan quotes titles in italics in two kinds of line::
 
     - 03 *The score table, with the sinusoidal encoding*: Which of the four criteria ...
     - 12 *Accuracy by position* and *What the measurements say*: the figure, ...
+    - 09 *Going deeper (optional): dropout, where it acts and what it does* (its live cell: ...)
     - [07 · Masks](07_masks.ipynb) (run time 6 s): *One convention: True means "may attend"*; ...
 
 A quote equals one of its lesson's headings (``#`` to ``####``) with the heading's own emphasis
@@ -35,8 +36,9 @@ __all__ = [
 ]
 
 PLAN = "notebooks/lecture_plan.md"
-_ITALIC = re.compile(r"(?<![*\w])\*(?!\*)([^*\n]+?)(?<!\*)\*(?![*\w])")
-_QUESTION_LINE = re.compile(r"^(?:- )?(\d\d) ((?:\*[^*\n]+\*(?: and |, )?)+):")
+# an emphasis span; ASCII word characters only around it: a CJK character may touch it
+_ITALIC = re.compile(r"(?<![*A-Za-z0-9_])\*(?!\*)([^*\n]+?)(?<!\*)\*(?![*A-Za-z0-9_])")
+_QUESTION_LINE = re.compile(r"^(?:- )?(\d\d) ((?:\*[^*\n]+\*(?: and |, )?)+)(?::| \()")
 _LESSON_LINE = re.compile(r"^(?:- )?\[(\d\d) [^\]]*\]\(\d\d_[^)]*\.ipynb\) \([^)]*\): (\*.*)$")
 _HEADING = re.compile(r"^#{1,4} (.+?)\s*$")
 

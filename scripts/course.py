@@ -263,8 +263,9 @@ def session_minutes(root: Path, kind: str, body: str) -> int:
             total += sum(m for h, m in minutes.items() if h != "Exercises")
             continue
         for listed in (s.strip()[1:-1] for s in sections):
-            matches = [h for h in minutes if h == listed] or [
-                h for h in minutes if h.startswith(listed)
+            plain = {h: h.replace("*", "") for h in minutes}  # the plan drops emphasis
+            matches = [h for h in minutes if plain[h] == listed] or [
+                h for h in minutes if plain[h].startswith(listed)
             ]
             if len(matches) != 1:
                 raise StaleError(f"no notes section for {nn} *{listed}*")

@@ -77,9 +77,9 @@ def subslide_minutes(number: str) -> dict[str | None, int]:
 
 def _heading(minutes: dict[str, int], listed: str) -> str | None:
     """The notes heading the plan means by ``listed`` (the plan may shorten it after a colon)."""
-    if listed in minutes:
-        return listed
-    matches = [h for h in minutes if h.startswith(listed)]
+    plain = {h: h.replace("*", "") for h in minutes}  # the plan quotes headings without emphasis
+    exact = [h for h in minutes if plain[h] == listed]
+    matches = exact or [h for h in minutes if plain[h].startswith(listed)]
     return matches[0] if len(matches) == 1 else None
 
 

@@ -52,3 +52,11 @@ def test_an_edit_of_the_quotes_alone_is_recognised():
         "03 *The formula*: one-word steps of *x*"
     )
     assert plan.without_quotes(before) != plan.without_quotes("03 *The formula*: other words")
+
+
+def test_a_quote_touching_chinese_characters_is_still_a_quote():
+    english = "03 *Why a sine and a cosine* and *The formula*: the figure"
+    assert plan.translation_problems(english, "03 *为什么要正弦和余弦*与*公式*：图", HEADINGS) == []
+    assert (
+        plan.follow(english, "03 *甲*与*乙*：图", HEADINGS) == "03 *为什么要正弦和余弦*与*公式*：图"
+    )
