@@ -90,17 +90,21 @@ def scratch(tmp_path):
     return tmp_path
 
 
-def _edit_manifest(root: Path, old: str, new: str) -> None:
+def _edit_manifest(root: Path, old: str, new: str, stem: str = "") -> None:
+    """Replace the first ``old`` of the manifest (of the entry of ``stem``, when given)."""
     path = root / "notebooks" / "course.toml"
     text = path.read_text(encoding="utf-8")
-    assert old in text
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    start = text.index(f'stem = "{stem}"') if stem else 0
+    assert old in text[start:]
+    path.write_text(text[:start] + text[start:].replace(old, new, 1), encoding="utf-8")
 
 
 def test_the_check_names_every_stale_part_and_write_fixes_them(scratch):
     lesson = LESSONS[5]
     _edit_manifest(scratch, f'learn = "{lesson.learn}"', 'learn = "something else"')
-    _edit_manifest(scratch, f"run_s = {lesson.run_s}\n", f"run_s = {lesson.run_s + 1}\n")
+    _edit_manifest(
+        scratch, f"run_s = {lesson.run_s}\n", f"run_s = {lesson.run_s + 1}\n", lesson.stem
+    )
     _edit_manifest(scratch, f'question = "{LESSONS[1].question}"', 'question = "why, again?"')
     path = LESSONS[6].path(scratch)  # lesson 06's Next link sent to the wrong lesson
     notebook = nbformat.read(path, as_version=4)

@@ -44,3 +44,18 @@ def test_mrope_angles_keep_head_width_and_sections_consistent():
         ids, section, d_k, base = case.args
         assert 2 * sum(section) == d_k and ids.shape[0] == 3
         torch.testing.assert_close(case.expected, _angles(ids, section, d_k, base))
+
+
+def test_a_callable_object_is_not_stored_by_name():
+    """A model instance is callable but has no qualname: it was stored as ``module:`` and then
+    failed to load (lesson 10's greedy-decoding cases); it must be refused, so that exercise
+    gets no graded case rather than a broken one. Functions of helpers still round-trip."""
+    import pytest
+
+    from helpers.encodings import sinusoidal_encoding
+    from helpers.exercises import _graded
+    from helpers.exercises.transformer import ToyCopyModel
+
+    with pytest.raises(TypeError, match="by name"):
+        _graded.encode(ToyCopyModel())
+    assert _graded.decode(_graded.encode(sinusoidal_encoding)) is sinusoidal_encoding

@@ -31,7 +31,11 @@ def test_every_notebook_states_a_run_time():
 # (manifest flag `trains`) in <= 45 s.
 # A lesson over its budget is listed here, with its issue, as a strict xfail (none today):
 # strict, so that it fails as soon as the lesson fits again.
-OVER_BUDGET: dict[str, str] = {}
+OVER_BUDGET: dict[str, str] = {
+    "12_length_extrapolation": "46 s on an idle 2-core machine (2026-11-27, was 62): the six "
+    "models its core claims need (one seed) and the five recall probes of its optional part; "
+    "fewer training steps break the claims (benchmarks/RESULTS.md)",
+}
 
 
 @pytest.mark.parametrize(
@@ -87,8 +91,10 @@ def scratch(tmp_path):
 
 def test_set_manifest_values_replaces_or_adds_a_key_of_one_lesson_only():
     text = (ROOT / "notebooks" / "course.toml").read_text(encoding="utf-8")
+    stated = next(x.run_s for x in LESSONS if x.stem == "03_sinusoidal_encoding")
     changed = tn.set_manifest_values(text, "03_sinusoidal_encoding", {"run_s": 99})
-    assert changed.count("run_s = 99") == 1 and changed.replace("run_s = 99", "run_s = 6") == text
+    assert changed.count("run_s = 99") == 1
+    assert changed.replace("run_s = 99", f"run_s = {stated}") == text
     table = '[[lessons]]\nstem = "00_a"\nrun_s = 1\n\n[[lessons]]\nstem = "01_b"\n'
     added = tn.set_manifest_values(table, "01_b", {"run_s": 7, "study_min": [5, 10, 0]})
     assert added == table + "run_s = 7\nstudy_min = [5, 10, 0]\n"

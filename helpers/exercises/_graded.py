@@ -115,7 +115,8 @@ def _flat(array: np.ndarray) -> list:
 def _function_path(function: Callable) -> str:
     qualname = getattr(function, "__qualname__", "")
     module = getattr(function, "__module__", "") or ""
-    if "<" in qualname or not module.startswith(_ALLOWED_FUNCTION_MODULES):
+    # an object that is merely callable (a model instance) has no qualname: not storable by name
+    if not qualname or "<" in qualname or not module.startswith(_ALLOWED_FUNCTION_MODULES):
         raise TypeError(f"cannot store the function {qualname or function!r} by name")
     return f"{module}:{qualname}"
 
