@@ -17,8 +17,9 @@ import numpy as np
 import torch
 
 from ..attention import causal_mask
-from ._core import Case, CaseFailedError, Mistake, as_numpy, run_checker
+from ._core import Case, CaseFailedError, Mistake, run_checker
 from ._diagnose import Diagnosis
+from .attention import _as_array  # the same argument check as lesson 06's checker
 
 __all__ = ["check_causal_self_attention"]
 
@@ -146,20 +147,6 @@ _MISTAKES = [
 # ------------------------------------------------------------------------------ the checker
 
 
-def _as_tensor(value: object, name: str) -> torch.Tensor:
-    try:
-        array = as_numpy(value)
-    except (ValueError, TypeError, RuntimeError):
-        raise CaseFailedError(
-            f"{name} is a {type(value).__name__} that is not a rectangular array"
-        ) from None
-    if array.dtype.kind not in "biuf":
-        raise CaseFailedError(
-            f"{name} is {type(value).__name__} of {array.dtype} values, expected a tensor"
-        )
-    return torch.as_tensor(array, dtype=torch.float64)
-
-
 _NAN_MISTAKES = [
     (
         _strict_past,
@@ -199,7 +186,7 @@ def _weights_of(result: object, args: tuple) -> torch.Tensor:
             f"returned {type(result).__name__}: return a pair (output, weights), like the "
             "lesson's self_attention"
         )
-    output, weights = _as_tensor(result[0], "output"), _as_tensor(result[1], "weights")
+    output, weights = _as_array(result[0], "output"), _as_array(result[1], "weights")
     seq_len, d_model = x.shape
     if tuple(output.shape) != (seq_len, d_model):
         raise CaseFailedError(
