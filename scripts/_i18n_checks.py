@@ -82,13 +82,97 @@ def _plain_number(number: str) -> str:
     return re.sub(r",(?=\d{3}\b)", "", number)
 
 
+_UNITS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+         "eighty": 80, "ninety": 90}  # fmt: skip
+_OTHER_WORDS = {
+    "once": 1, "first": 1, "single": 1, "twice": 2, "second": 2, "double": 2, "both": 2,
+    "pair": 2, "thrice": 3, "third": 3, "triple": 3, "fourth": 4, "quarter": 4, "fifth": 5,
+    "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "twelfth": 12, "dozen": 12,
+    "half": 2, "hundred": 100, "thousand": 1000,
+}  # fmt: skip
+_NUMBER_WORDS = {w: i for i, w in enumerate(_UNITS)} | _TENS | _OTHER_WORDS
+_FRACTIONS = {"half", "third", "quarter", "fifth"}  # "a quarter" may be written 4 分の 1
+_WORD = re.compile(r"[A-Za-z]+")
+# "7.6 million" may be written 760 万, "176 billion" 1760 億, "1.5 M" 150 万: the digits change
+_LARGE = re.compile(r"(\d+(?:\.\d+)?)[\s-]*(million|billion|M\b|B\b)", re.I)
+_SCALE = {"million": 100, "billion": 10, "m": 100, "b": 10}  # in units of 万 (10^4), 億 (10^8)
+
+
+def _number_words(message: str) -> Counter:
+    """The numbers ``message`` spells as words outside code, which a translation may write in
+    digits: "two layers" -> 2, "every fourth" -> 4, "twice" -> 2, "sixteen" -> 16, "five
+    thousand" -> 5000, "a million" -> 100 (万) or 1000000; a fraction word ("a quarter") also
+    allows the 1 of 4 分の 1."""
+    words = [w.lower() for w in _WORD.findall(_CODE.sub(" ", message))]
+    found = Counter()
+    for i, word in enumerate(words):
+        if word in ("million", "billion"):
+            before = _NUMBER_WORDS.get(words[i - 1], 1) if i else 1
+            found[str(before * _SCALE[word])] += 1
+            found[str(before * 10 ** (6 if word == "million" else 9))] += 1
+            continue
+        if word not in _NUMBER_WORDS:
+            continue
+        value = _NUMBER_WORDS[word]
+        found[str(value)] += 1
+        if word in _FRACTIONS:
+            found["1"] += 1
+        if word in ("hundred", "thousand") and i and words[i - 1] in _NUMBER_WORDS:
+            found[str(_NUMBER_WORDS[words[i - 1]] * value)] += 1
+        if word in _TENS and i + 1 < len(words) and words[i + 1] in _UNITS[1:10]:
+            found[str(value + _NUMBER_WORDS[words[i + 1]])] += 1  # twenty-five
+    return found
+
+
+def _number_problems(message: str, source: list[str], target: list[str]) -> tuple[Counter, Counter]:
+    """The numbers of the prose lost and added by a translation, after allowing digits for the
+    English number words and a count of millions or billions rewritten in 万 or 億 ("7.6
+    million" as 760 万, "176 billion" as 1760 億)."""
+    lost = Counter(source) - Counter(target)
+    added = Counter(target) - Counter(source)
+    for number, unit in _LARGE.findall(message):
+        scaled = f"{float(number) * _SCALE[unit.lower()]:g}"
+        if lost[number] and added[scaled]:
+            lost[number] -= 1
+            added[scaled] -= 1
+    return +lost, added - _number_words(message)
+
+
 def verbatim_problems(message: str, translation: str) -> list[str]:
-    """How ``translation`` differs from ``message`` in what must stay verbatim (empty: none)."""
+    """How ``translation`` differs from ``message`` in what must stay verbatim (empty: none).
+
+    A number the English spells as a word ("two layers", "twice") may be written in digits
+    (2 層), and a count of millions or billions in 万 or 億 ("7.6 million" as 760 万)."""
     source, target = _verbatim_parts(message), _verbatim_parts(translation)
     problems = []
     for name in source:
-        lost = Counter(source[name]) - Counter(target.get(name, []))
-        added = Counter(target.get(name, [])) - Counter(source[name])
+        if name == "number":
+            lost, added = _number_problems(message, source[name], target.get(name, []))
+        else:
+            lost = Counter(source[name]) - Counter(target.get(name, []))
+            added = Counter(target.get(name, [])) - Counter(source[name])
         if lost:
             problems.append(f"{name} lost: {', '.join(sorted(lost.elements()))}")
         if added:
