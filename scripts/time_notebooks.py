@@ -220,9 +220,8 @@ CORE, EXERCISES, OPTIONAL = "core", "exercises", "optional"
 
 _HEADING_RE = re.compile(r"^(#{2,3}) (.*)$")
 _EXERCISE_RE = re.compile(r"^(\*\*\d+\.|\d+\. \*\*)")
-_IS_WORD = re.compile(
-    r"\w"
-)  # a word has a letter or a digit: table pipes, rules and bullets do not count
+# a word has a letter or a digit: table pipes, rules and bullets do not count
+_IS_WORD = re.compile(r"\w")
 
 
 def round_minutes(minutes: float) -> int:
