@@ -1,9 +1,11 @@
 """Notebook 18's experiment: lesson 12's task on toy decoders whose layers take their position
 from their type (shared by the notebook and ``benchmarks/per_layer_seeds.py``).
 
-Every model has lesson 12's size (``MODEL_SIZE``: width 32, 4 heads, 2 layers, feed-forward 64)
-and its recipe (:func:`~helpers.extrapolation.train_on_task`); only the position of each layer
-changes (:data:`PER_LAYER_SCHEMES`):
+Every model is lesson 12's rotary model (:func:`~helpers.extrapolation.build_model`: a
+:class:`~helpers.transformer.DecoderOnlyTransformer` of ``MODEL_SIZE``, width 32, 4 heads, 2
+layers, feed-forward 64) trained with its recipe (:func:`~helpers.extrapolation.train_on_task`);
+only its :class:`~helpers.transformer.TransformerConfig` gains ``layer_types`` and
+``rope_parameters``, so only the position of each layer changes (:data:`PER_LAYER_SCHEMES`):
 
 - ``"rotary"``: both layers global with rotary (lesson 12's rotary model, the baseline);
 - ``"cohere2"``: layer 0 a sliding window of ``WINDOW`` keys with rotary, layer 1 global with
@@ -18,8 +20,8 @@ changes (:data:`PER_LAYER_SCHEMES`):
 from __future__ import annotations
 
 from ._checks import require_choice
-from .extrapolation import MODEL_SIZE, VOCAB
-from .transformer.per_layer import PerLayerConfig, PerLayerDecoder
+from .extrapolation import EVAL_LENGTH, MODEL_SIZE, VOCAB
+from .transformer import DecoderOnlyTransformer, TransformerConfig
 
 __all__ = ["PER_LAYER_SCHEMES", "WINDOW", "per_layer_config", "build_per_layer_model"]
 
@@ -29,33 +31,37 @@ _ROTARY = {"rope_type": "default", "rope_theta": 10000.0}
 _P_ROPE = {"rope_type": "proportional", "rope_theta": 10000.0, "partial_rotary_factor": 0.25}
 
 
-def per_layer_config(scheme: str) -> PerLayerConfig:
-    """The :class:`PerLayerConfig` of ``scheme`` (one of :data:`PER_LAYER_SCHEMES`), lesson 12's
-    sizes. Used by :func:`build_per_layer_model` (notebook 18)."""
+def per_layer_config(scheme: str) -> TransformerConfig:
+    """The :class:`~helpers.transformer.TransformerConfig` of ``scheme`` (one of
+    :data:`PER_LAYER_SCHEMES`): lesson 12's rotary model with ``layer_types`` and
+    ``rope_parameters`` spelled as ``transformers`` spells them. Used by
+    :func:`build_per_layer_model` (notebook 18)."""
     scheme = require_choice("scheme", scheme, PER_LAYER_SCHEMES)
     sliding, chunked, full = "sliding_attention", "chunked_attention", "full_attention"
-    size = {k: MODEL_SIZE[k] for k in ("d_model", "num_heads", "d_ff")}
-    common = {"vocab_size": VOCAB, "sliding_window": WINDOW, "attention_chunk_size": WINDOW}
-    common |= {"floor_scale": float(WINDOW), "attn_scale": 0.1, **size}
+    common = {**MODEL_SIZE, "max_len": EVAL_LENGTH, "positional": "rotary"}
     if scheme == "rotary":
-        return PerLayerConfig(layer_types=[full, full], rope_parameters={full: _ROTARY}, **common)
-    if scheme == "cohere2":
-        return PerLayerConfig(
-            layer_types=[sliding, full], rope_parameters={sliding: _ROTARY, full: None}, **common
+        return TransformerConfig(
+            **common, layer_types=(full, full), rope_parameters={full: _ROTARY}
         )
-    if scheme == "gemma4":
-        return PerLayerConfig(
-            layer_types=[sliding, full], rope_parameters={sliding: _ROTARY, full: _P_ROPE}, **common
+    if scheme in ("cohere2", "gemma4"):
+        return TransformerConfig(
+            **common,
+            layer_types=(sliding, full),
+            rope_parameters={sliding: _ROTARY, full: None if scheme == "cohere2" else _P_ROPE},
+            sliding_window=WINDOW,
         )
-    return PerLayerConfig(
-        layer_types=[chunked, full],
-        rope_parameters={chunked: _ROTARY, full: None},
-        attn_temperature_tuning=scheme == "llama4",
+    return TransformerConfig(
         **common,
+        layer_types=(chunked, full),
+        rope_parameters={chunked: _ROTARY, full: None},
+        attention_chunk_size=WINDOW,
+        attn_temperature_tuning=scheme == "llama4",
+        floor_scale=float(WINDOW),
+        attn_scale=0.1,
     )
 
 
-def build_per_layer_model(scheme: str) -> PerLayerDecoder:
-    """An untrained :class:`PerLayerDecoder` for ``scheme``, drawn from torch's global generator
-    (seed it first). Used in notebook 18."""
-    return PerLayerDecoder(per_layer_config(scheme))
+def build_per_layer_model(scheme: str) -> DecoderOnlyTransformer:
+    """An untrained :class:`~helpers.transformer.DecoderOnlyTransformer` for ``scheme``, drawn
+    from torch's global generator (seed it first). Used in notebook 18."""
+    return DecoderOnlyTransformer(VOCAB, per_layer_config(scheme))

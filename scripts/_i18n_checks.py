@@ -82,13 +82,69 @@ def _plain_number(number: str) -> str:
     return re.sub(r",(?=\d{3}\b)", "", number)
 
 
+_NUMBER_WORDS = {
+    word: str(value)
+    for value, words in enumerate(
+        [
+            (),
+            ("one", "once", "first", "single"),
+            ("two", "twice", "second", "double", "both", "pair"),
+            ("three", "thrice", "third", "triple"),
+            ("four", "fourth", "quarter"),
+            ("five", "fifth"),
+            ("six", "sixth"),
+            ("seven", "seventh"),
+            ("eight", "eighth"),
+            ("nine", "ninth"),
+            ("ten", "tenth"),
+            ("eleven",),
+            ("twelve", "twelfth"),
+        ]
+    )
+    for word in words
+} | {"twenty": "20", "hundred": "100", "thousand": "1000", "dozen": "12", "zero": "0"}
+_WORD = re.compile(r"[A-Za-z]+")
+# "7.6 million" may be written 760 万, "176 billion" 1760 億: the digits change with the unit
+_LARGE = re.compile(r"(\d+(?:\.\d+)?)[\s-]*(million|billion)\b", re.I)
+_SCALE = {"million": 100, "billion": 10}  # in units of 万 (10^4) and 億 (10^8)
+
+
+def _number_words(message: str) -> Counter:
+    """The numbers ``message`` spells as words outside code ("two layers" -> 2, "every fourth"
+    -> 4, "twice" -> 2): a translation may write them in digits."""
+    prose = _CODE.sub(" ", message)
+    return Counter(
+        _NUMBER_WORDS[w.lower()] for w in _WORD.findall(prose) if w.lower() in _NUMBER_WORDS
+    )
+
+
+def _number_problems(message: str, source: list[str], target: list[str]) -> tuple[Counter, Counter]:
+    """The numbers of the prose lost and added by a translation, after allowing digits for the
+    English number words and a count of millions or billions rewritten in 万 or 億 ("7.6
+    million" as 760 万, "176 billion" as 1760 億)."""
+    lost = Counter(source) - Counter(target)
+    added = Counter(target) - Counter(source)
+    for number, unit in _LARGE.findall(message):
+        scaled = f"{float(number) * _SCALE[unit.lower()]:g}"
+        if lost[number] and added[scaled]:
+            lost[number] -= 1
+            added[scaled] -= 1
+    return +lost, added - _number_words(message)
+
+
 def verbatim_problems(message: str, translation: str) -> list[str]:
-    """How ``translation`` differs from ``message`` in what must stay verbatim (empty: none)."""
+    """How ``translation`` differs from ``message`` in what must stay verbatim (empty: none).
+
+    A number the English spells as a word ("two layers", "twice") may be written in digits
+    (2 層), and a count of millions or billions in 万 or 億 ("7.6 million" as 760 万)."""
     source, target = _verbatim_parts(message), _verbatim_parts(translation)
     problems = []
     for name in source:
-        lost = Counter(source[name]) - Counter(target.get(name, []))
-        added = Counter(target.get(name, [])) - Counter(source[name])
+        if name == "number":
+            lost, added = _number_problems(message, source[name], target.get(name, []))
+        else:
+            lost = Counter(source[name]) - Counter(target.get(name, []))
+            added = Counter(target.get(name, [])) - Counter(source[name])
         if lost:
             problems.append(f"{name} lost: {', '.join(sorted(lost.elements()))}")
         if added:

@@ -55,6 +55,7 @@ EXEMPT: dict[object, str] = {
     enc.PositionalAttention.score_bias: "hook called by MultiHeadAttention after its own checks",
     enc.PositionalAttention.value_term: "hook called by MultiHeadAttention after its own checks",
     enc.RotaryPositionalAttention.rotate: "hook called by MultiHeadAttention after its checks",
+    enc.QueryTemperature.rotate: "hook called by MultiHeadAttention after its checks",
     enc.RelativePositionalAttention.score_bias: "hook called by MultiHeadAttention, checked",
     enc.RelativePositionalAttention.value_term: "hook called by MultiHeadAttention, checked",
 }
@@ -1125,15 +1126,6 @@ def _pla(**kwargs):
     return _tpl.PerLayerAttention(8, 2, 4, **kwargs)
 
 
-def _plc(**kwargs):
-    args = {
-        "vocab_size": 8,
-        "layer_types": ["full_attention"],
-        "rope_parameters": {"full_attention": None},
-    }
-    return _tpl.PerLayerConfig(**(args | kwargs))
-
-
 # fmt: off
 CASES += [
     Bad(_pl.proportional_frequencies, lambda: _pl.proportional_frequencies(8, 1.5, 1e4),
@@ -1157,14 +1149,21 @@ CASES += [
         ValueError, "seq_len", "0", "pla-mask-zero"),
     Bad(_tpl.layer_frequencies, lambda: _tpl.layer_frequencies({"rope_type": "yarn"}, 8),
         ValueError, "rope_type", "'yarn'", "layer-frequencies-type"),
-    Bad(_tpl.PerLayerConfig, lambda: _plc(layer_types=["global"]),
-        ValueError, "layer_types[0]", "'global'", "plc-type"),
-    Bad(_tpl.PerLayerConfig.attention, lambda: _plc().attention(1),
-        ValueError, "index", "1", "plc-index"),
-    Bad(_tpl.PerLayerDecoder, lambda: _tpl.PerLayerDecoder("config"),
-        TypeError, "config", "str", "pld-config"),
-    Bad(_tpl.PerLayerDecoder.forward, lambda: _tpl.PerLayerDecoder(_plc())(t(1, 3)),
-        TypeError, "tokens", "float32", "pld-tokens"),
+    Bad(transformer.TransformerConfig,
+        lambda: transformer.TransformerConfig(positional="rotary", num_layers=1, layer_types=("global",), rope_parameters={}),
+        ValueError, "layer_types[0]", "'global'", "TransformerConfig-layer-type"),
+    Bad(transformer.TransformerConfig.layer_span, lambda: transformer.TransformerConfig().layer_span(2),
+        ValueError, "index", "2", "TransformerConfig-layer_span-index"),
+    Bad(transformer.TransformerConfig,
+        lambda: transformer.TransformerConfig(positional="rotary", num_layers=1, layer_types=("sliding_attention",),
+                                              rope_parameters={"sliding_attention": None}, sliding_window=0),
+        ValueError, "sliding_window", "0", "TransformerConfig-sliding_window-zero"),
+    Bad(transformer.TransformerConfig,
+        lambda: transformer.TransformerConfig(positional="rotary", num_layers=1, layer_types=("full_attention",),
+                                              rope_parameters=[None]),
+        TypeError, "rope_parameters", "[None]", "TransformerConfig-rope_parameters-list"),
+    Bad(_pl.QueryTemperature, lambda: _pl.QueryTemperature(attn_scale=0.0),
+        ValueError, "attn_scale", "0.0", "query-temperature-scale"),
     Bad(_mla.yarn_softmax_scale, lambda: _mla.yarn_softmax_scale(192, 40.0, -1.0),
         ValueError, "mscale_all_dim", "-1.0", "mla-mscale"),
     Bad(_mla.kv_cache_bytes_per_token, lambda: _mla.kv_cache_bytes_per_token(61, 0, 128),

@@ -9,25 +9,25 @@ layer. The helpers' own behaviour tests follow.
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 import torch
 from torch import nn
 
+from helpers.attention import KVCache
 from helpers.attention_sinks import chunked_mask, sink_attention, sliding_window_mask
+from helpers.encodings import RotaryPositionalAttention
 from helpers.encodings.per_layer import (
+    QueryTemperature,
     llama4_attention_temperature,
     partial_rotary_frequencies_of,
     proportional_frequencies,
 )
 from helpers.encodings.rotary import rotary_frequencies
 from helpers.encodings.rotary_scaling import scaled_rotary_frequencies
-from helpers.transformer.per_layer import (
-    PerLayerAttention,
-    PerLayerConfig,
-    PerLayerDecoder,
-    layer_frequencies,
-)
+from helpers.transformer import DecoderOnlyTransformer, Transformer, TransformerConfig
+from helpers.transformer.per_layer import PerLayerAttention, layer_frequencies
 
 transformers = pytest.importorskip("transformers")
 from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS  # noqa: E402
@@ -384,31 +384,113 @@ def test_per_layer_attention_rejects_bad_arguments(kwargs, error):
         PerLayerAttention(8, 2, 4, **kwargs)
 
 
-def test_per_layer_config_builds_each_layer_from_its_type():
-    config = PerLayerConfig(
-        vocab_size=8,
-        layer_types=["sliding_attention", "chunked_attention", "full_attention"],
-        rope_parameters={
+def _per_layer_config(**options) -> TransformerConfig:
+    """Three layers, one of each type: sliding rotary (base 100), chunked p-RoPE (p = 0.5),
+    global NoPE with Llama 4's temperature."""
+    args = {
+        "d_model": 16, "num_heads": 2, "num_layers": 3, "d_ff": 32, "dropout": 0.0, "positional": "rotary",
+        "layer_types": ("sliding_attention", "chunked_attention", "full_attention"),
+        "rope_parameters": {
             "sliding_attention": {"rope_type": "default", "rope_theta": 100.0},
             "chunked_attention": {"rope_type": "proportional", "rope_theta": 1e4,
                                   "partial_rotary_factor": 0.5},
             "full_attention": None,
         },
-        sliding_window=5, attention_chunk_size=6, attn_temperature_tuning=True,
-    )  # fmt: skip
-    sliding, chunked, full = (config.attention(i) for i in range(3))
-    assert (sliding.window, sliding.chunk, sliding.temperature) == (5, None, None)
-    torch.testing.assert_close(sliding.frequencies, rotary_frequencies(8, 100.0))
-    assert (chunked.window, chunked.chunk) == (None, 6)
-    assert int((chunked.frequencies > 0).sum()) == 2
-    assert full.frequencies is None and full.temperature == (8.0, 0.1)
-    assert (full.window, full.chunk) == (None, None)
+        "sliding_window": 5, "attention_chunk_size": 6, "attn_temperature_tuning": True,
+        "floor_scale": 4.0, "attn_scale": 0.5,
+    }  # fmt: skip
+    return TransformerConfig(**(args | options))
+
+
+def test_transformer_config_builds_each_layer_from_its_type():
+    config = _per_layer_config()
+    assert [config.layer_span(i) for i in range(3)] == [("sliding", 5), ("chunked", 6), None]
     torch.manual_seed(0)
-    model = PerLayerDecoder(config)
-    assert model(torch.zeros(2, 7, dtype=torch.long)).shape == (2, 7, 8)
-    with pytest.raises(ValueError, match="full_attention"):
-        PerLayerConfig(vocab_size=8, layer_types=["full_attention"], rope_parameters={})
-    with pytest.raises(ValueError):
-        PerLayerConfig(vocab_size=8, layer_types=["global"], rope_parameters={"global": None})
-    with pytest.raises(TypeError):
-        PerLayerDecoder({"vocab_size": 8})
+    model = DecoderOnlyTransformer(8, config)
+    sliding, chunked, full = (layer.self_attn.position for layer in model.layers)
+    assert isinstance(sliding, RotaryPositionalAttention) and sliding.base == 100.0
+    assert sliding.frequencies is None  # plain rotary with its type's base
+    assert isinstance(chunked, RotaryPositionalAttention)
+    torch.testing.assert_close(chunked.frequencies, proportional_frequencies(8, 0.5, 1e4))
+    assert int((chunked.frequencies > 0).sum()) == 2  # of 4 pairs, the 2 fastest turn
+    assert isinstance(full, QueryTemperature) and (full.floor_scale, full.attn_scale) == (4.0, 0.5)
+    # without the temperature the NoPE layer has no position module at all
+    plain = DecoderOnlyTransformer(8, _per_layer_config(attn_temperature_tuning=False))
+    assert plain.layers[2].self_attn.position is None
+
+
+def test_per_layer_model_equals_per_layer_attention_layer_by_layer():
+    """Each layer of the configured model computes what PerLayerAttention computes from the
+    same weights and the same rule: the window, the chunk, p-RoPE, the temperature."""
+    config = _per_layer_config()
+    torch.manual_seed(0)
+    model = DecoderOnlyTransformer(8, config).eval()
+    rules = [
+        {"frequencies": rotary_frequencies(8, 100.0), "window": 5},
+        {"frequencies": proportional_frequencies(8, 0.5, 1e4), "chunk": 6},
+        {"temperature": (4.0, 0.5)},
+    ]
+    x = torch.randn(2, 15, 16)
+    for layer, rule in zip(model.layers, rules, strict=True):
+        theirs = layer.self_attn
+        ours = PerLayerAttention(16, 2, 8, layout="interleaved", bias=True, **rule)
+        for name in ("q_proj", "k_proj", "v_proj"):
+            getattr(ours, name).load_state_dict(getattr(theirs, name).state_dict())
+        ours.o_proj.load_state_dict(theirs.out_proj.state_dict())
+        mask = ours.mask(15)
+        expected, _ = theirs(x, x, x, mask=mask)
+        torch.testing.assert_close(ours(x), expected, rtol=1e-5, atol=1e-5)
+    # and the model applies each layer's span: the window reaches the logits
+    tokens = torch.randint(0, 8, (1, 15))
+    wide = DecoderOnlyTransformer(8, _per_layer_config(sliding_window=15)).eval()
+    wide.load_state_dict(model.state_dict())
+    assert not torch.allclose(model(tokens), wide(tokens))
+    torch.testing.assert_close(model(tokens)[:, :5], wide(tokens)[:, :5])  # t < 5: same keys
+
+
+def test_per_layer_model_decodes_with_a_cache_as_in_one_pass():
+    torch.manual_seed(0)
+    model = DecoderOnlyTransformer(8, _per_layer_config()).eval()
+    tokens = torch.randint(0, 8, (2, 14))
+    full = model(tokens)
+    cache = KVCache(model.num_layers)
+    first = model(tokens[:, :9], cache=cache)
+    rest = model(tokens[:, 9:], cache=cache)
+    torch.testing.assert_close(torch.cat([first, rest], dim=1), full, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "words"),
+    [
+        ({"layer_types": ("full_attention",) * 2}, ValueError, "one type per layer"),
+        ({"positional": "sinusoidal"}, ValueError, "positional must be 'rotary'"),
+        ({"rope_parameters": {"sliding_attention": None}}, ValueError, "'chunked_attention'"),
+        ({"sliding_window": None}, TypeError, "sliding_window"),
+        ({"nope_layers": (1,)}, ValueError, "not both"),
+        ({"layer_types": ("full_attention",) * 3, "sliding_window": 5}, ValueError, "no layer"),
+    ],
+)
+def test_per_layer_options_are_checked(options, error, words):
+    with pytest.raises(error, match=re.escape(words)):
+        _per_layer_config(**options)
+
+
+def test_per_layer_options_need_layer_types():
+    with pytest.raises(ValueError, match="sliding_window set without layer_types"):
+        TransformerConfig(positional="rotary", sliding_window=4)
+    with pytest.raises(ValueError, match="attn_temperature_tuning set without layer_types"):
+        TransformerConfig(attn_temperature_tuning=True)
+    with pytest.raises(ValueError, match="DecoderOnlyTransformer"):
+        Transformer(8, 8, _per_layer_config())
+
+
+def test_query_temperature_scales_queries_by_position_only():
+    module = QueryTemperature(floor_scale=4.0, attn_scale=0.5)
+    q, k = torch.ones(1, 1, 10, 2), torch.ones(1, 1, 10, 2)
+    q2, k2 = module.rotate(q, k, offset=0)
+    assert torch.equal(k2, k)
+    expected = llama4_attention_temperature(torch.arange(10), 4.0, 0.5)
+    torch.testing.assert_close(q2[0, 0, :, 0], expected)
+    assert q2[0, 0, 2, 0] == 1.0 and q2[0, 0, 3, 0] == pytest.approx(1 + 0.5 * math.log(2))
+    q3, _ = module.rotate(q[..., :2, :], k, offset=8)  # positions 8, 9 after a cache
+    torch.testing.assert_close(q3[0, 0, :, 0], expected[8:])

@@ -259,6 +259,21 @@ def test_verbatim_check_catches_a_translators_slips():
     assert any("table cell" in p for p in i18n.verbatim_problems(row, "| 03 | 正弦编码，45 min |"))
 
 
+def test_numbers_the_english_spells_may_be_digits_but_no_other_number_may_change():
+    check = i18n.verbatim_problems
+    assert check("Two layers, every fourth one, twice as fast.", "2 層、4 層ごと、2 倍速い。") == []
+    assert check("Two layers.", "二層。") == []  # words may stay words
+    assert check("Two layers.", "3 層。") == ["number added: 3"]  # not the number it spells
+    assert check("Two layers.", "2 層、2 回。") == ["number added: 2"]  # one word, one number
+    assert check("7.6 million positions", "760 万位置") == []  # the same count in 万
+    assert check("a 176-billion-parameter model", "1760 億パラメーター") == []
+    assert check("7.6 million positions", "761 万位置") == [
+        "number lost: 7.6",
+        "number added: 761",
+    ]
+    assert check("layer `two` of 3", "層 `two`（3 層中 2 番目）") == ["number added: 2"]
+
+
 def test_markup_check_catches_bold_that_does_not_close():
     message = "**Prerequisites:** Python and NumPy."
     assert i18n.markup_problems(message, "**先修知识**：Python 和 NumPy。") == []

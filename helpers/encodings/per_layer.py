@@ -30,12 +30,14 @@ import math
 import torch
 
 from .._checks import require_even, require_positive_float, require_tensor
+from .base import PositionalAttention
 from .rotary import rotary_frequencies
 
 __all__ = [
     "proportional_frequencies",
     "partial_rotary_frequencies_of",
     "llama4_attention_temperature",
+    "QueryTemperature",
 ]
 
 
@@ -111,3 +113,28 @@ def llama4_attention_temperature(
     attn_scale = require_positive_float("attn_scale", attn_scale)
     t = positions.float()
     return torch.log1p(torch.floor((t + 1.0) / floor_scale)) * attn_scale + 1.0
+
+
+class QueryTemperature(PositionalAttention):
+    """Llama 4's NoPE layers inside :class:`~helpers.attention.MultiHeadAttention`: no
+    rotation; each query multiplied by :func:`llama4_attention_temperature` at its position
+    (keys untouched). What ``TransformerConfig(attn_temperature_tuning=True)`` gives a layer type
+    whose ``rope_parameters`` is ``None`` (notebook 18).
+    """
+
+    def __init__(self, floor_scale: float = 8192.0, attn_scale: float = 0.1) -> None:
+        super().__init__()
+        self.floor_scale = require_positive_float("floor_scale", floor_scale)
+        self.attn_scale = require_positive_float("attn_scale", attn_scale)
+
+    def rotate(
+        self, q: torch.Tensor, k: torch.Tensor, offset: int
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Queries ``(..., L_q, d_k)`` at positions ``offset ..`` scaled by their temperature;
+        keys unchanged."""
+        positions = torch.arange(offset, offset + q.shape[-2], device=q.device)
+        tau = llama4_attention_temperature(positions, self.floor_scale, self.attn_scale)
+        return q * tau.to(q.dtype)[:, None], k  # (..., L_q, d_k)
+
+    def extra_repr(self) -> str:
+        return f"floor_scale={self.floor_scale:g}, attn_scale={self.attn_scale:g}"

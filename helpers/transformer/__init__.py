@@ -3,11 +3,12 @@
 Where to look:
 
     layers.py     FeedForward, EncoderLayer, DecoderLayer (residual connections, pre-/post-LN)
-    models.py     TransformerConfig, Transformer, DecoderOnlyTransformer, count_parameters
+    config.py     TransformerConfig: sizes, scheme, per-layer position, checked once
+    models.py     Transformer, DecoderOnlyTransformer, count_parameters (TransformerConfig re-exported)
     caches.py     WindowedKVCache: sink tokens plus a window, keys at their slot or text position
     decoding.py   greedy_decode, generate (key/value caches), set_rotary_scaling
     mla.py        DecoupledRotaryMLA (DeepSeek's latent attention), cache bytes per token
-    per_layer.py  PerLayerAttention, PerLayerConfig, PerLayerDecoder: position by layer type
+    per_layer.py  PerLayerAttention (one layer of any 2025-2026 rule), layer_frequencies
     reference.py  TorchReferenceTransformer: torch.nn.Transformer behind the same interface
 
 Every name is importable from here: ``from helpers.transformer import Transformer``.

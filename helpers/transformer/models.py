@@ -1,6 +1,6 @@
 """The models and their configuration: what a reader builds and trains.
 
-    TransformerConfig        the sizes and options of a model, checked once
+    TransformerConfig        the sizes and options of a model, checked once (config.py)
     Transformer              embeddings + position, N encoder layers, N decoder layers, projection
     DecoderOnlyTransformer   a causal language model: embeddings + N causal layers + projection
     count_parameters         the number of trainable parameters
@@ -14,8 +14,6 @@ Each public method checks its arguments once; the layers' unchecked cores run be
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
-
 import torch
 from torch import nn
 
@@ -28,112 +26,13 @@ from .._checks import (
     require_tensor,
 )
 from ..attention import KVCache, causal_mask
-from ..encodings import PositionScheme, TokenAndPositionalEmbedding, require_scheme
+from ..attention_sinks import chunked_mask, sliding_window_mask
+from ..encodings import PositionScheme, TokenAndPositionalEmbedding
 from .caches import WindowedKVCache
-from .layers import DecoderLayer, EncoderLayer, _Block, _require_layer_args
+from .config import TransformerConfig, _configured
+from .layers import DecoderLayer, EncoderLayer, _Block
 
 __all__ = ["TransformerConfig", "Transformer", "DecoderOnlyTransformer", "count_parameters"]
-
-
-@dataclass(frozen=True, kw_only=True)
-class TransformerConfig:
-    """The sizes and options of a :class:`Transformer`, :class:`DecoderOnlyTransformer` or
-    :class:`~helpers.transformer.TorchReferenceTransformer`, checked once when made (a bad value
-    raises here, naming the argument). Fields are given by name; the defaults below are the only
-    ones: every model takes ``TransformerConfig(...)``, or the same keywords, which build one.
-
-    ``positional``: a name in ``helpers.encodings.POSITION_SCHEMES``; ``relative_max_distance``:
-    the clipping distance of ``"relative"``; ``tie_embeddings``: share the embedding matrices
-    with the output projection (paper, section 3.4); ``nope_layers``: the indices of the layers
-    whose self-attention gets no position (NoPE layers, e.g. every fourth one as in Llama 4 and
-    SmolLM3: ``tuple(range(3, num_layers, 4))``), for schemes that enter the attention (rotary,
-    relative). Per-layer options live here, never in a model's signature: ``layer_args(i)``
-    is what layer ``i`` is built with. Used in notebooks 10, 12, 15 and 17.
-    """
-
-    d_model: int = 64
-    num_heads: int = 4
-    num_layers: int = 2
-    d_ff: int = 256
-    dropout: float = 0.1
-    max_len: int = 512
-    positional: str = "sinusoidal"
-    norm_first: bool = False
-    relative_max_distance: int = 16
-    tie_embeddings: bool = False
-    nope_layers: tuple[int, ...] = ()
-
-    def __post_init__(self) -> None:
-        _require_layer_args(self.d_model, self.num_heads, self.d_ff, self.dropout, False)
-        require_int("num_layers", self.num_layers, minimum=1)
-        require_int("max_len", self.max_len, minimum=1)
-        require_scheme(self.positional, self.d_model, self.num_heads)
-        require_bool("norm_first", self.norm_first)
-        require_int("relative_max_distance", self.relative_max_distance, minimum=1)
-        require_bool("tie_embeddings", self.tie_embeddings)
-        object.__setattr__(self, "nope_layers", self._checked_nope_layers())
-
-    def _checked_nope_layers(self) -> tuple[int, ...]:
-        """``nope_layers`` as a sorted tuple of distinct layer indices, or a clear error."""
-        layers = self.nope_layers
-        if isinstance(layers, (str, bytes)) or not isinstance(layers, (tuple, list, range)):
-            raise TypeError(f"nope_layers must be a tuple of layer indices, got {layers!r}")
-        for index in layers:
-            require_int("nope_layers[i]", index, minimum=0)
-            if index >= self.num_layers:
-                raise ValueError(
-                    f"nope_layers must hold layer indices < num_layers={self.num_layers}, "
-                    f"got {index}"
-                )
-        if layers and self.scheme.attention is None:
-            raise ValueError(
-                f"nope_layers takes position out of some self-attentions, so positional must "
-                f"enter the attention (rotary, relative), got positional={self.positional!r}"
-            )
-        return tuple(sorted(set(layers)))
-
-    @property
-    def scheme(self) -> PositionScheme:
-        """The registry entry of ``positional``."""
-        return require_scheme(self.positional, self.d_model, self.num_heads)
-
-    def layer_args(self, index: int = 0) -> dict:
-        """What layer ``index`` of the model is built with, its self-attention's position
-        included (none in the ``nope_layers``)."""
-        index = require_int("index", index, minimum=0, maximum=self.num_layers - 1)
-        build = self.scheme.attention  # None: position does not enter the attention
-        nope = index in self.nope_layers
-        position = None if build is None or nope else lambda d_k: build(d_k, self)
-        return {
-            "d_model": self.d_model,
-            "num_heads": self.num_heads,
-            "d_ff": self.d_ff,
-            "dropout": self.dropout,
-            "norm_first": self.norm_first,
-            "position": position,
-        }
-
-
-_FIELDS = tuple(f.name for f in fields(TransformerConfig))
-
-
-def _configured(config: TransformerConfig | None, options: dict) -> TransformerConfig:
-    """The model's configuration: ``config`` (default: ``TransformerConfig()``) with the keyword
-    ``options`` replacing its fields; checked by ``TransformerConfig``."""
-    if config is not None and not isinstance(config, TransformerConfig):
-        raise TypeError(
-            f"config must be a TransformerConfig or None, got {type(config).__name__} "
-            f"{config!r} (give sizes by name, e.g. d_model=64, or as TransformerConfig(...))"
-        )
-    unknown = sorted(set(options) - set(_FIELDS))
-    if unknown:
-        raise TypeError(
-            f"unknown model option(s) {', '.join(unknown)}: expected fields of "
-            f"TransformerConfig ({', '.join(_FIELDS)})"
-        )
-    if config is None:
-        return TransformerConfig(**options)
-    return replace(config, **options) if options else config
 
 
 class _Model(nn.Module):
@@ -229,6 +128,11 @@ class Transformer(_Model):
         require_int("src_vocab_size", src_vocab_size, minimum=1)
         require_int("tgt_vocab_size", tgt_vocab_size, minimum=1)
         config = _configured(config, options)
+        if config.layer_types is not None:
+            raise ValueError(
+                "layer_types (position by layer type) is for DecoderOnlyTransformer; the "
+                f"encoder-decoder takes one scheme for every layer, got {config.layer_types!r}"
+            )
         tie_embeddings = config.tie_embeddings
         if tie_embeddings and src_vocab_size != tgt_vocab_size:
             raise ValueError(
@@ -336,8 +240,9 @@ class DecoderOnlyTransformer(_Model):
     The sizes and options are one :class:`TransformerConfig` (``self.config``), given as
     ``config`` or by its field names, exactly as for :class:`Transformer` (same defaults).
     ``tie_embeddings=True`` ties the output projection's weight to the token embedding (paper,
-    section 3.4); ``nope_layers`` lists the layers without position (notebook 17).
-    Trained in notebooks 12, 15 and 17.
+    section 3.4); ``nope_layers`` lists the layers without position (notebook 17);
+    ``layer_types`` and ``rope_parameters`` give each layer its position, window or chunk by
+    its type (notebook 18). Trained in notebooks 12, 15, 17 and 18.
     """
 
     def __init__(
@@ -375,11 +280,22 @@ class DecoderOnlyTransformer(_Model):
         self_mask, bias = self._self_attention(seq_len, x, mask, offset)
         caches = [None] * len(self.layers) if cache is None else cache.layers
         weights = []
-        for layer, layer_cache in zip(self.layers, caches, strict=True):
-            x, w = layer._forward(x, self_mask, bias, need_weights, layer_cache)
+        for index, (layer, layer_cache) in enumerate(zip(self.layers, caches, strict=True)):
+            span = self.config.layer_span(index)  # a sliding or chunked layer (notebook 18)
+            layer_mask = self_mask if span is None else self_mask & _span_mask(span, x, offset)
+            x, w = layer._forward(x, layer_mask, bias, need_weights, layer_cache)
             weights.append(w)
         logits = self.output_projection(self.final_norm(x))  # (B, L, vocab_size)
         return (logits, weights) if need_weights else logits
+
+
+def _span_mask(span: tuple[str, int], x: torch.Tensor, offset: int) -> torch.Tensor:
+    """Rows ``offset ..`` of a sliding-window or chunked mask over every key so far:
+    ``(L, offset + L)`` for the ``L`` new tokens of ``x (B, L, d_model)``."""
+    kind, size = span
+    total = offset + x.shape[1]
+    build = sliding_window_mask if kind == "sliding" else chunked_mask
+    return build(total, size)[offset:].to(x.device)
 
 
 def _require_same_batch(src: object, tgt: object) -> None:

@@ -8,17 +8,17 @@ global; Llama 4's query temperature; GPT-OSS's learned sinks; and optional per-h
 between the projections and the rotation. Given the weights of ``transformers``' own layers it
 computes the same outputs (tests: Cohere2, Llama 4, Gemma 4, GPT-OSS).
 
-:class:`PerLayerConfig` spells a model's position the way ``transformers`` does:
-``layer_types`` (one of :data:`LAYER_TYPES` per layer) and ``rope_parameters`` nested by
-layer type (``None`` for a NoPE layer type). :class:`PerLayerDecoder` builds the toy of notebook
-18 from it. (These two fields are meant to move into :class:`~helpers.transformer.TransformerConfig`.)
+The course's own models take the same rules from their configuration:
+:class:`~helpers.transformer.TransformerConfig` spells a model's position the way
+``transformers`` does, ``layer_types`` (one of :data:`LAYER_TYPES` per layer) and
+``rope_parameters`` nested by layer type (``None`` for a NoPE layer type), read with
+:func:`layer_frequencies`; :class:`~helpers.transformer.DecoderOnlyTransformer` builds notebook
+18's toy from it.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 
 import torch
 from torch import nn
@@ -28,13 +28,7 @@ from ..attention_sinks import chunked_mask, sink_attention, sliding_window_mask
 from ..encodings.per_layer import llama4_attention_temperature, proportional_frequencies
 from ..encodings.rotary import ROTARY_LAYOUTS, apply_rotary, rotary_frequencies
 
-__all__ = [
-    "LAYER_TYPES",
-    "PerLayerAttention",
-    "PerLayerConfig",
-    "PerLayerDecoder",
-    "layer_frequencies",
-]
+__all__ = ["LAYER_TYPES", "PerLayerAttention", "layer_frequencies"]
 
 LAYER_TYPES = ("sliding_attention", "chunked_attention", "full_attention")
 _ROPE_TYPES = ("default", "proportional")
@@ -192,119 +186,3 @@ def layer_frequencies(rope_parameters: Mapping | None, head_dim: int) -> torch.T
     return proportional_frequencies(
         head_dim, rope_parameters.get("partial_rotary_factor", 1.0), base
     )
-
-
-@dataclass
-class PerLayerConfig:
-    """A toy decoder's sizes and its position per layer type, spelled as ``transformers`` does.
-
-    ``layer_types``: one of :data:`LAYER_TYPES` per layer. ``rope_parameters``: layer type ->
-    ``{"rope_type", "rope_theta", "partial_rotary_factor"}`` or ``None`` (NoPE); every type
-    used must be a key. ``sliding_window`` / ``attention_chunk_size``: the keys a sliding /
-    chunked layer sees. ``attn_temperature_tuning``: Llama 4's query temperature on the NoPE
-    layers, with ``floor_scale`` and ``attn_scale``. What each
-    :class:`PerLayerAttention` is built from (notebook 18).
-    """
-
-    vocab_size: int
-    layer_types: Sequence[str]
-    rope_parameters: Mapping[str, Mapping | None]
-    d_model: int = 32
-    num_heads: int = 4
-    d_ff: int = 64
-    sliding_window: int = 8
-    attention_chunk_size: int = 8
-    attn_temperature_tuning: bool = False
-    floor_scale: float = 8.0
-    attn_scale: float = 0.1
-    extra: dict = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        require_int("vocab_size", self.vocab_size, minimum=1)
-        if isinstance(self.layer_types, str) or not isinstance(self.layer_types, Sequence):
-            raise TypeError(f"layer_types must be a list of strings, got {self.layer_types!r}")
-        if not self.layer_types:
-            raise ValueError("layer_types must name at least one layer")
-        for i, kind in enumerate(self.layer_types):
-            require_choice(f"layer_types[{i}]", kind, LAYER_TYPES)
-            if kind not in self.rope_parameters:
-                raise ValueError(
-                    f"rope_parameters has no entry for layer type {kind!r} (layer {i}); give "
-                    "its rotary parameters, or None for no position"
-                )
-        require_int("d_model", self.d_model, minimum=1)
-        require_int("num_heads", self.num_heads, minimum=1)
-        if self.d_model % self.num_heads or (self.d_model // self.num_heads) % 2:
-            raise ValueError(
-                f"d_model={self.d_model} must split into num_heads={self.num_heads} heads of "
-                "even width"
-            )
-        require_int("sliding_window", self.sliding_window, minimum=1)
-        require_int("attention_chunk_size", self.attention_chunk_size, minimum=1)
-
-    @property
-    def head_dim(self) -> int:
-        return self.d_model // self.num_heads
-
-    def attention(self, index: int) -> PerLayerAttention:
-        """The attention layer ``index`` gets from its type."""
-        kind = self.layer_types[
-            require_int("index", index, minimum=0, maximum=len(self.layer_types) - 1)
-        ]
-        frequencies = layer_frequencies(self.rope_parameters[kind], self.head_dim)
-        nope = frequencies is None
-        return PerLayerAttention(
-            self.d_model,
-            self.num_heads,
-            self.head_dim,
-            frequencies=frequencies,
-            window=self.sliding_window if kind == "sliding_attention" else None,
-            chunk=self.attention_chunk_size if kind == "chunked_attention" else None,
-            temperature=(self.floor_scale, self.attn_scale)
-            if nope and self.attn_temperature_tuning
-            else None,
-        )
-
-
-class _Layer(nn.Module):
-    def __init__(self, config: PerLayerConfig, index: int) -> None:
-        super().__init__()
-        self.norm1 = nn.LayerNorm(config.d_model)
-        self.attention = config.attention(index)
-        self.norm2 = nn.LayerNorm(config.d_model)
-        self.feed_forward = nn.Sequential(
-            nn.Linear(config.d_model, config.d_ff),
-            nn.ReLU(),
-            nn.Linear(config.d_ff, config.d_model),
-        )
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = x + self.attention(self.norm1(x))
-        return x + self.feed_forward(self.norm2(x))
-
-
-class PerLayerDecoder(nn.Module):
-    """A pre-norm decoder-only toy whose layers take their position from their type.
-
-    Token embedding (no position added), one block per entry of ``config.layer_types``
-    (attention from :meth:`PerLayerConfig.attention`, then a ReLU feed-forward, each with a
-    residual), a final norm and a tied output. ``(batch, L)`` token ids -> ``(batch, L,
-    vocab_size)`` logits. Initialised from torch's global generator. Used in notebook 18.
-    """
-
-    def __init__(self, config: PerLayerConfig) -> None:
-        super().__init__()
-        if not isinstance(config, PerLayerConfig):
-            raise TypeError(f"config must be a PerLayerConfig, got {type(config).__name__}")
-        self.config = config
-        self.embedding = nn.Embedding(config.vocab_size, config.d_model)
-        nn.init.normal_(self.embedding.weight, std=config.d_model**-0.5)
-        self.layers = nn.ModuleList(_Layer(config, i) for i in range(len(config.layer_types)))
-        self.norm = nn.LayerNorm(config.d_model)
-
-    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        require_tensor("tokens", tokens, ndim=2, integer=True)
-        x = self.embedding(tokens) * math.sqrt(self.config.d_model)  # (batch, L, d_model)
-        for layer in self.layers:
-            x = layer(x)
-        return self.norm(x) @ self.embedding.weight.T  # (batch, L, vocab_size)

@@ -9,9 +9,8 @@ from torch import nn
 from .._checks import require_choice, require_ids, require_int, require_tensor
 from ..attention import causal_mask, to_ignore_mask
 from ..encodings import POSITION_SCHEMES
+from .config import TransformerConfig, _configured
 from .models import (
-    TransformerConfig,
-    _configured,
     _Model,
     _require_mask,
     _require_memory,
