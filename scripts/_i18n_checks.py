@@ -82,40 +82,68 @@ def _plain_number(number: str) -> str:
     return re.sub(r",(?=\d{3}\b)", "", number)
 
 
-_NUMBER_WORDS = {
-    word: str(value)
-    for value, words in enumerate(
-        [
-            (),
-            ("one", "once", "first", "single"),
-            ("two", "twice", "second", "double", "both", "pair"),
-            ("three", "thrice", "third", "triple"),
-            ("four", "fourth", "quarter"),
-            ("five", "fifth"),
-            ("six", "sixth"),
-            ("seven", "seventh"),
-            ("eight", "eighth"),
-            ("nine", "ninth"),
-            ("ten", "tenth"),
-            ("eleven",),
-            ("twelve", "twelfth"),
-        ]
-    )
-    for word in words
-} | {"twenty": "20", "hundred": "100", "thousand": "1000", "dozen": "12", "zero": "0"}
+_UNITS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+         "eighty": 80, "ninety": 90}  # fmt: skip
+_OTHER_WORDS = {
+    "once": 1, "first": 1, "single": 1, "twice": 2, "second": 2, "double": 2, "both": 2,
+    "pair": 2, "thrice": 3, "third": 3, "triple": 3, "fourth": 4, "quarter": 4, "fifth": 5,
+    "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "twelfth": 12, "dozen": 12,
+    "half": 2, "hundred": 100, "thousand": 1000,
+}  # fmt: skip
+_NUMBER_WORDS = {w: i for i, w in enumerate(_UNITS)} | _TENS | _OTHER_WORDS
+_FRACTIONS = {"half", "third", "quarter", "fifth"}  # "a quarter" may be written 4 分の 1
 _WORD = re.compile(r"[A-Za-z]+")
-# "7.6 million" may be written 760 万, "176 billion" 1760 億: the digits change with the unit
-_LARGE = re.compile(r"(\d+(?:\.\d+)?)[\s-]*(million|billion)\b", re.I)
-_SCALE = {"million": 100, "billion": 10}  # in units of 万 (10^4) and 億 (10^8)
+# "7.6 million" may be written 760 万, "176 billion" 1760 億, "1.5 M" 150 万: the digits change
+_LARGE = re.compile(r"(\d+(?:\.\d+)?)[\s-]*(million|billion|M\b|B\b)", re.I)
+_SCALE = {"million": 100, "billion": 10, "m": 100, "b": 10}  # in units of 万 (10^4), 億 (10^8)
 
 
 def _number_words(message: str) -> Counter:
-    """The numbers ``message`` spells as words outside code ("two layers" -> 2, "every fourth"
-    -> 4, "twice" -> 2): a translation may write them in digits."""
-    prose = _CODE.sub(" ", message)
-    return Counter(
-        _NUMBER_WORDS[w.lower()] for w in _WORD.findall(prose) if w.lower() in _NUMBER_WORDS
-    )
+    """The numbers ``message`` spells as words outside code, which a translation may write in
+    digits: "two layers" -> 2, "every fourth" -> 4, "twice" -> 2, "sixteen" -> 16, "five
+    thousand" -> 5000, "a million" -> 100 (万) or 1000000; a fraction word ("a quarter") also
+    allows the 1 of 4 分の 1."""
+    words = [w.lower() for w in _WORD.findall(_CODE.sub(" ", message))]
+    found = Counter()
+    for i, word in enumerate(words):
+        if word in ("million", "billion"):
+            before = _NUMBER_WORDS.get(words[i - 1], 1) if i else 1
+            found[str(before * _SCALE[word])] += 1
+            found[str(before * 10 ** (6 if word == "million" else 9))] += 1
+            continue
+        if word not in _NUMBER_WORDS:
+            continue
+        value = _NUMBER_WORDS[word]
+        found[str(value)] += 1
+        if word in _FRACTIONS:
+            found["1"] += 1
+        if word in ("hundred", "thousand") and i and words[i - 1] in _NUMBER_WORDS:
+            found[str(_NUMBER_WORDS[words[i - 1]] * value)] += 1
+        if word in _TENS and i + 1 < len(words) and words[i + 1] in _UNITS[1:10]:
+            found[str(value + _NUMBER_WORDS[words[i + 1]])] += 1  # twenty-five
+    return found
 
 
 def _number_problems(message: str, source: list[str], target: list[str]) -> tuple[Counter, Counter]:

@@ -20,7 +20,8 @@ What is generated (each part named in ``--check``'s report):
 - lesson 00: the course map (the tables opening cells ``5f650b5d`` and ``203266b1``, split in
   two halves for the slides) and the labels of their speaker-note sub-blocks in
   ``notebooks/lectures/00_notes.md``;
-- every lesson: the study-time and run-time lines of its first cell and the ``**Next:**`` link
+- every lesson: the study-time and run-time lines of its first cell (or of the notes cells that
+  continue it: :func:`header_cells`) and the ``**Next:**`` link
   closing its last markdown cell (the next lesson, and its question when the link is written
   afresh; the last lesson's sends the learner back to 00); every worked solution: its run-time
   line and, where it has one, its ``**Back to the lesson:**`` link.
@@ -415,8 +416,27 @@ def _set_map(notebook, course: list[Lesson]) -> None:
         cell.source = "\n".join([map_table(half), *lines[rest:]])
 
 
+def header_cells(notebook) -> list:
+    """The lesson's first cell and the author's markdown cells of slide type ``notes`` that
+    follow it: a title cell split for the deck (its statement on the title slide, the rest in
+    the speaker notes) reads as one cell in the notebook, and its study-time and run-time lines
+    may stand in the continuation."""
+    cells = list(notebook.cells[:1])
+    for cell in notebook.cells[1:]:
+        kind = cell.metadata.get("slideshow", {}).get("slide_type")
+        if cell.cell_type != "markdown" or kind != "notes":
+            break
+        cells.append(cell)
+    return cells
+
+
+def header_cell(notebook, pattern: re.Pattern):
+    """The header cell (:func:`header_cells`) whose text ``pattern`` finds, else None."""
+    return next((c for c in header_cells(notebook) if pattern.search(c.source)), None)
+
+
 def _set_run_line(notebook, seconds: int | None) -> None:
-    cell = notebook.cells[0]
+    cell = header_cell(notebook, RUN_LINE_RE) or header_cells(notebook)[-1]
     if seconds is None:
         raise StaleError("no run time in the manifest: run scripts/time_notebooks.py --write")
     if not RUN_LINE_RE.search(cell.source):
@@ -429,7 +449,12 @@ def _set_study_line(notebook, lesson: Lesson) -> None:
         raise StaleError(
             "no study time in the manifest: run scripts/time_notebooks.py --study --write-study"
         )
-    cell, line = notebook.cells[0], study_line(lesson)
+    line = study_line(lesson)
+    cell = (
+        header_cell(notebook, STUDY_LINE_RE)
+        or header_cell(notebook, RUN_LINE_RE)
+        or header_cells(notebook)[-1]
+    )
     if STUDY_LINE_RE.search(cell.source):
         cell.source = STUDY_LINE_RE.sub(lambda _: line, cell.source, 1)
         return

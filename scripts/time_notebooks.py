@@ -96,18 +96,19 @@ def round_up(seconds: float) -> int:
 
 
 def header_seconds(notebook: nbformat.NotebookNode) -> int | None:
-    """The run time stated in the notebook's first cell, or None if it states none."""
+    """The run time stated in the notebook's first cell (or the notes cells that continue it:
+    ``course.header_cells``), or None if it states none."""
     if not notebook.cells:
         return None
-    match = RUN_LINE_RE.search(notebook.cells[0].source)
-    return int(match.group(2)) if match else None
+    cell = course.header_cell(notebook, RUN_LINE_RE)
+    return int(RUN_LINE_RE.search(cell.source).group(2)) if cell is not None else None
 
 
 def set_header_seconds(notebook: nbformat.NotebookNode, seconds: int) -> None:
     """Write ``seconds`` into the first cell's run-time line (ValueError if it has none)."""
     if header_seconds(notebook) is None:
         raise ValueError("the first cell has no '**Estimated run time:** about N s' line")
-    cell = notebook.cells[0]
+    cell = course.header_cell(notebook, RUN_LINE_RE)
     cell.source = RUN_LINE_RE.sub(lambda m: f"{m.group(1)}{seconds}{m.group(3)}", cell.source, 1)
 
 

@@ -272,3 +272,32 @@ def test_every_lesson_core_fits_one_sitting():
         if minutes > tn.CORE_BUDGET_MINUTES:
             over[lesson.stem] = round(minutes, 1)
     assert not over, f"core over {tn.CORE_BUDGET_MINUTES} min by the rule: {over}"
+
+
+def test_header_lines_may_stand_in_the_notes_cells_that_continue_the_title_cell():
+    """A title cell split for the deck (statement on the slide, the rest a ``notes`` cell) reads
+    as one cell: its run-time and study-time lines are found and rewritten where they stand,
+    and nothing is appended to the first cell."""
+    md = nbformat.v4.new_markdown_cell
+    title = md("# 99 · A lesson\n\nThe claim.")
+    rest = md(
+        "The rest.\n\n**Study time:** about 5 min to read and run.\n\n"
+        "**Estimated run time:** about 7 s on a laptop CPU."
+    )
+    rest.metadata["slideshow"] = {"slide_type": "notes"}
+    after = md("**Estimated run time:** about 99 s on a laptop CPU.")  # not the header
+    notebook = nbformat.v4.new_notebook(cells=[title, rest, after])
+    assert course.header_cells(notebook) == [title, rest]
+    assert tn.header_seconds(notebook) == 7
+    tn.set_header_seconds(notebook, 12)
+    course._set_run_line(notebook, 12)
+    lesson = dataclasses.replace(LESSONS[1], study_min=(40, 60, 0), exercises=2)
+    course._set_study_line(notebook, lesson)
+    assert title.source == "# 99 · A lesson\n\nThe claim."
+    assert rest.source == (
+        "The rest.\n\n**Study time:** about 40 min to read and run, about 60 min with the 2 "
+        "exercises.\n\n**Estimated run time:** about 12 s on a laptop CPU."
+    )
+    assert after.source.endswith("about 99 s on a laptop CPU.")
+    rest.metadata["slideshow"] = {"slide_type": "-"}  # not a continuation: the first cell only
+    assert course.header_cells(notebook) == [title] and tn.header_seconds(notebook) is None

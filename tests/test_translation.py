@@ -272,6 +272,10 @@ def test_numbers_the_english_spells_may_be_digits_but_no_other_number_may_change
         "number added: 761",
     ]
     assert check("layer `two` of 3", "層 `two`（3 層中 2 番目）") == ["number added: 2"]
+    assert check("sixteen seeds, five thousand times", "16 のシード、5,000 倍") == []
+    assert check("a million tokens, a quarter of them", "100 万トークン、その 4 分の 1") == []
+    assert check("from 1.5 M to 5 M", "150 万から 500 万") == []
+    assert check("sixteen seeds", "17 のシード") == ["number added: 17"]
 
 
 def test_markup_check_catches_bold_that_does_not_close():
