@@ -57,7 +57,7 @@ LECTURERS = "notebooks/guide_lecturers.md"  # the guides moved out of the README
 MAINTAINERS = "notebooks/guide_maintainers.md"
 PLAN = "notebooks/lecture_plan.md"
 NOTES = "notebooks/lectures"
-MAP_CELLS = ("5f650b5d", "203266b1")  # lesson 00: the course map, first and second half
+MAP_CELLS = ("5f650b5d", "a3c0e7d1", "203266b1")  # lesson 00: the course map in three parts
 SITTING_MIN = 45  # guide for maintainers: a lesson should fit one sitting (read and run)
 
 # "**Estimated run time:** about 50 s on a laptop CPU" (group 2: the seconds)
@@ -163,10 +163,11 @@ def sittings(course: list[Lesson]) -> str:
     return text + f"{number_range(longer)} take longer (a sitting can end at any `##` section)"
 
 
-def map_halves(course: list[Lesson]) -> list[list[Lesson]]:
-    """Lesson 00's course map in two halves (two slides), the first one the longer."""
-    half = math.ceil(len(course) / 2)
-    return [course[:half], course[half:]]
+def map_parts(course: list[Lesson]) -> list[list[Lesson]]:
+    """Lesson 00's course map in ``len(MAP_CELLS)`` parts (one slide each, short enough for the
+    decks' words per slide), the first ones the longer."""
+    size = math.ceil(len(course) / len(MAP_CELLS))
+    return [course[i : i + size] for i in range(0, len(course), size)]
 
 
 def map_table(half: list[Lesson]) -> str:
@@ -388,7 +389,7 @@ def _plan_parts(course: list[Lesson], root: Path) -> list[Part]:
 
 def _notes_parts(course: list[Lesson]) -> list[Part]:
     def labels(text: str) -> str:
-        for cell_id, half in zip(MAP_CELLS, map_halves(course), strict=True):
+        for cell_id, half in zip(MAP_CELLS, map_parts(course), strict=True):
             label = f"Course map, lessons {half[0].number}-{half[-1].number}"
             text = substitute(
                 text,
@@ -409,7 +410,7 @@ def _cell(notebook, cell_id: str):
 
 
 def _set_map(notebook, course: list[Lesson]) -> None:
-    for cell_id, half in zip(MAP_CELLS, map_halves(course), strict=True):
+    for cell_id, half in zip(MAP_CELLS, map_parts(course), strict=True):
         cell = _cell(notebook, cell_id)
         lines = cell.source.split("\n")
         rest = next((i for i, line in enumerate(lines) if not line.startswith("|")), len(lines))

@@ -28,7 +28,8 @@ written directly.
 **Study times** (``--study``; issues 27 and 41) depend only on the notebooks' content: nothing
 is executed. The rule, calibrated on first-time readers (issue 41: a careful reader who had never
 implemented attention took about 55 min for lesson 03, 46-50 for 05 and 75-80 for 10, which the
-rule gives as 55, 48 and 80): prose is read at 100 words per minute, code at 6.5 lines per minute
+rule gives as 55, 48 and 80): prose is read at 100 words per minute (a word has a letter or a
+digit: a table's pipes and rules, or a list's bullets, are not words), code at 6.5 lines per minute
 (reading it and running it), and each exercise takes 10 minutes. A lesson's cells fall into three
 parts:
 
@@ -219,6 +220,8 @@ CORE, EXERCISES, OPTIONAL = "core", "exercises", "optional"
 
 _HEADING_RE = re.compile(r"^(#{2,3}) (.*)$")
 _EXERCISE_RE = re.compile(r"^(\*\*\d+\.|\d+\. \*\*)")
+# a word has a letter or a digit: table pipes, rules and bullets do not count
+_IS_WORD = re.compile(r"\w")
 
 
 def round_minutes(minutes: float) -> int:
@@ -320,7 +323,7 @@ def study_time(notebook) -> StudyTime:
             continue
         if cell.cell_type == "markdown":
             prose = [line for line in cell.source.splitlines() if not STUDY_LINE_RE.match(line)]
-            counts[part][0] += len(" ".join(prose).split())
+            counts[part][0] += sum(1 for w in " ".join(prose).split() if _IS_WORD.search(w))
         elif cell.cell_type == "code":
             counts[part][1] += sum(1 for line in cell.source.splitlines() if line.strip())
     return StudyTime(

@@ -231,11 +231,12 @@ def test_a_new_lesson_needs_only_its_notebook_and_its_entry(scratch):
         "**Next:** go back to [00 · Start here](00_start_here.ipynb) for the map of the course."
     )
     start = nbformat.read(scratch / "notebooks" / "00_start_here.ipynb", as_version=4)
-    second_half = [c for c in start.cells if c.get("id") == course.MAP_CELLS[1]][0].source
+    second_half = [c for c in start.cells if c.get("id") == course.MAP_CELLS[-1]][0].source
     assert f"| {n} | a_new_lesson | what comes next? |" in second_half
     assert second_half.endswith("none needs a GPU.")  # the text after the table is kept
     notes = (scratch / "notebooks" / "lectures" / "00_notes.md").read_text(encoding="utf-8")
-    assert f"### {course.MAP_CELLS[0]} · Course map, lessons 00-09" in notes  # 10 + 9 rows
-    assert f"### {course.MAP_CELLS[1]} · Course map, lessons 10-{n}" in notes
+    assert f"### {course.MAP_CELLS[0]} · Course map, lessons 00-06" in notes  # 7 + 7 + 6 rows
+    assert f"### {course.MAP_CELLS[1]} · Course map, lessons 07-13" in notes
+    assert f"### {course.MAP_CELLS[2]} · Course map, lessons 14-{n}" in notes
     listed = [p.name for p in _course.portable_notebooks(scratch)]
     assert f"{stem}.ipynb" in listed

@@ -43,10 +43,17 @@ def test_every_prediction_prompt_asks_and_the_next_cell_answers(lesson):
     notebook = nbformat.read(lesson.path(), as_version=4)
     for index, _, paragraph in prompts(notebook):
         assert "?" in paragraph, f"cell {index}: a prompt asks a question: {paragraph[:80]!r}"
-        following = notebook.cells[index + 1] if index + 1 < len(notebook.cells) else None
+        # an author's elaboration cell (slide type notes) reads as part of the prompt's cell
+        after = [c for c in notebook.cells[index + 1 :] if not _is_author_note(c)]
+        following = after[0] if after else None
         assert following is not None and following.cell_type == "code", (
             f"cell {index}: the cell after a prediction prompt runs the answer"
         )
+
+
+def _is_author_note(cell) -> bool:
+    kind = cell.get("metadata", {}).get("slideshow", {}).get("slide_type")
+    return cell.cell_type == "markdown" and kind == "notes"
 
 
 LATER = [x for x in LESSONS if int(x.stem[:2]) >= 5]
