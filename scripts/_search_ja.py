@@ -52,8 +52,10 @@ class TermSplitter(DefaultSplitter):
         out = []
         for piece in super().split(text):
             singles = [c for c in piece if c in self.words]
-            if len(piece) > 1 and len(singles) == 1 and _HIRAGANA.fullmatch(
-                piece.replace(singles[0], "", 1)
+            if (
+                len(piece) > 1
+                and len(singles) == 1
+                and _HIRAGANA.fullmatch(piece.replace(singles[0], "", 1))
             ):
                 head, _, tail = piece.partition(singles[0])
                 out += [w for w in (head, singles[0], tail) if w]
