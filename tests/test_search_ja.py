@@ -12,11 +12,18 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
+from _search_ja import CourseSearchJapanese, TermSplitter  # noqa: E402
 from sphinx.search.ja import SearchJapanese  # noqa: E402
 
-from _search_ja import CourseSearchJapanese, TermSplitter  # noqa: E402
-
-WORDS = {"系列長", "系列", "位置エンコーディング", "正弦波", "回転位置埋め込み", "位置埋め込み", "底"}
+WORDS = {
+    "系列長",
+    "系列",
+    "位置エンコーディング",
+    "正弦波",
+    "回転位置埋め込み",
+    "位置埋め込み",
+    "底",
+}
 
 
 @pytest.fixture(scope="module")

@@ -184,7 +184,10 @@ def test_japanese_search_finds_japanese_words(site, page, lang):
     shown = _search(page, site / lang, "回転位置埋め込み")
     assert "11_relative_and_rotary.html" in shown[:3], shown[:5]
     assert ranked_pages(page, "回転位置埋め込み") == shown, "the in-page ranking is what is shown"
-    for query, lesson in (("外挿", "12_length_extrapolation"), ("等比数列", "03_sinusoidal_encoding")):
+    for query, lesson in (
+        ("外挿", "12_length_extrapolation"),
+        ("等比数列", "03_sinusoidal_encoding"),
+    ):
         found = ranked_pages(page, query)
         assert f"{lesson}.html" in found[:5], (query, found[:8])
     assert "03_sinusoidal_encoding.html" in ranked_pages(page, "底")  # one character, kept

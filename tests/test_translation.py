@@ -194,9 +194,9 @@ def _table_rows(lang: str) -> list[list[str]]:
     rows = []
     for line in (i18n.LOCALE / lang / "terminology.md").read_text(encoding="utf-8").splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if line.startswith("|") and len(cells) >= 5 and not set(line) <= set("|-: "):
-            if not cells[0].lower().startswith("english"):
-                rows.append(cells)
+        table_row = line.startswith("|") and len(cells) >= 5 and not set(line) <= set("|-: ")
+        if table_row and not cells[0].lower().startswith("english"):
+            rows.append(cells)
     return rows
 
 
