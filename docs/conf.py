@@ -197,6 +197,17 @@ elif SITE_LANG == "ja":  # TinySegmenter (inside Sphinx), the course's terms kep
     html_search_language = "ja"
     html_search_options = {}
 
+# Sphinx 9.0.4's Japanese catalogue (sphinx.js) translates "Search finished, found one page ..."
+# by an empty string, so its search page says nothing once results are listed: fill the
+# message in (after translations.js, before any search runs).
+JAPANESE_SEARCH_SUMMARY = r"""
+(() => {
+  const key = "Search finished, found one page matching the search query.";
+  if (!(Documentation.TRANSLATIONS[key] || [""])[0])
+    Documentation.TRANSLATIONS[key] = ["検索が完了しました。${resultCount} ページが見つかりました。"];
+})();
+"""
+
 # ---------------------------------------------------------------- math, offline
 mathjax_path = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"  # in _static/
 mathjax2_config = {
@@ -513,6 +524,8 @@ def add_language_links(app, pagename: str, templatename: str, context: dict, doc
 
 def setup(app):
     app.add_js_file(None, type="text/x-mathjax-config", body=MATHJAX_FONT_TIMEOUT)
+    if SITE_LANG == "ja":
+        app.add_js_file(None, body=JAPANESE_SEARCH_SUMMARY, priority=600)
     app.connect("source-read", drop_missing_pages)
     app.connect("doctree-resolved", sanitise_raw_html)
     app.connect("doctree-resolved", link_references)
