@@ -29,8 +29,11 @@ on it. What this file decides:
   ``scripts/build_translation.py``'s notebooks) in a folder named by its language, e.g. ``zh_CN/``.
   The site's own strings (:data:`SITE_TEXT`) are translated in ``locale/<lang>/LC_MESSAGES/docs/
   conf.po``; Sphinx and the theme bring their own translations; every page carries a language
-  switch (:func:`add_language_links`); Chinese search splits words with ``jieba`` and a user
-  dictionary made of the terminology list, so that 位置编码 is one word.
+  switch (:func:`add_language_links`) to the same page in every other edition; Chinese search
+  splits words with ``jieba`` and a user dictionary made of the terminology list, so that 位置编码
+  is one word; Japanese search with Sphinx's own TinySegmenter, the terms of the list kept whole
+  (``scripts/_search_ja.py``: 位置エンコーディング, 系列長, 底); in both, a query typed without
+  spaces is cut into the longest words the index holds (:data:`CJK_QUERY_SPLITTER`).
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ ROOT = DOCS.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 from _offline_html import vendor_assets  # noqa: E402
 from build_translation import EDITIONS, translations  # noqa: E402
-from i18n import jieba_dictionary  # noqa: E402
+from i18n import jieba_dictionary, languages  # noqa: E402
 
 # ---------------------------------------------------------------- editions
 # The site's own words; each is a message of the catalogue locale/<lang>/LC_MESSAGES/docs/conf.po
@@ -139,17 +142,19 @@ html_theme_options = {
     "navigation_with_keys": False,
     "article_header_end": ["language-switch.html", "article-header-buttons.html"],
 }
-# A reader types 因果掩码 without spaces; the index holds the words jieba cut it into (因果,
-# 掩码). Cut a run of Chinese the index does not hold whole into the longest words it does hold
-# (every word must then match, as for "causal mask"); a lone character it lacks is dropped.
-CHINESE_QUERY_SPLITTER = r"""
+# A reader types 因果掩码 (or 回転位置埋め込み) without spaces; the index holds the words the
+# splitter cut it into (因果, 掩码). Cut a run of Chinese or Japanese (Han, kana and the long-vowel
+# mark ー) the index does not hold whole into the longest words it does hold (every word must then
+# match, as for "causal mask"); a lone character it lacks is dropped.
+CJK_QUERY_SPLITTER = r"""
 var splitQuery = (query) => {
   const index = (typeof Search !== "undefined" && Search._index) || {};
   const known = (word) => word in (index.terms || {}) || word in (index.titleterms || {});
   const words = [];
   for (const part of query.split(/[^\p{Letter}\p{Number}_\p{Emoji_Presentation}]+/gu)) {
     if (!part) continue;
-    if (!/\p{Script=Han}/u.test(part) || known(part.toLowerCase())) { words.push(part); continue; }
+    const cjk = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30fc]/u;
+    if (!cjk.test(part) || known(part.toLowerCase())) { words.push(part); continue; }
     for (let start = 0; start < part.length; ) {
       let end = part.length;
       while (end > start + 1 && !known(part.slice(start, end).toLowerCase())) end--;
@@ -160,7 +165,7 @@ var splitQuery = (query) => {
   return words;
 };
 """
-if SITE_LANG != "en":  # Chinese words split by jieba, the course's terms kept whole
+if SITE_LANG.startswith("zh"):  # Chinese words split by jieba, the course's terms kept whole
     import logging
 
     import jieba
@@ -176,11 +181,32 @@ if SITE_LANG != "en":  # Chinese words split by jieba, the course's terms kept w
         class from the stemmer's file name): name it as its file does."""
 
         language_name = "English"
-        js_splitter_code = CHINESE_QUERY_SPLITTER
+        js_splitter_code = CJK_QUERY_SPLITTER
 
     sphinx.search.languages["zh"] = CourseSearchChinese
     html_search_language = "zh"
     html_search_options = {"dict": str(jieba_dictionary(SITE_LANG))}
+elif SITE_LANG == "ja":  # TinySegmenter (inside Sphinx), the course's terms kept whole
+    import sphinx.search
+    from _search_ja import CourseSearchJapanese
+
+    class CourseSearch(CourseSearchJapanese):
+        js_splitter_code = CJK_QUERY_SPLITTER
+
+    sphinx.search.languages["ja"] = CourseSearch
+    html_search_language = "ja"
+    html_search_options = {}
+
+# Sphinx 9.0.4's Japanese catalogue (sphinx.js) translates "Search finished, found one page ..."
+# by an empty string, so its search page says nothing once results are listed: fill the
+# message in (after translations.js, before any search runs).
+JAPANESE_SEARCH_SUMMARY = r"""
+(() => {
+  const key = "Search finished, found one page matching the search query.";
+  if (!(Documentation.TRANSLATIONS[key] || [""])[0])
+    Documentation.TRANSLATIONS[key] = ["検索が完了しました。${resultCount} ページが見つかりました。"];
+})();
+"""
 
 # ---------------------------------------------------------------- math, offline
 mathjax_path = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"  # in _static/
@@ -479,13 +505,16 @@ from sphinx.util import logging as _sphinx_logging  # noqa: E402
 _LOGGER = _sphinx_logging.getLogger("course-site")
 
 
+CATALOGUED = languages()  # the translated editions with catalogues: the ones build_site builds
+
+
 def add_language_links(app, pagename: str, templatename: str, context: dict, doctree) -> None:
     """The other editions of this page, for the language switch (``_templates/``): the English
     site is the build's root, a translated edition the folder named by its language."""
     up = "../" * pagename.count("/")
     links = []
     for lang, edition in EDITIONS.items():
-        if lang == SITE_LANG or not (lang == "en" or (ROOT / "locale" / lang).is_dir()):
+        if lang == SITE_LANG or not (lang == "en" or lang in CATALOGUED):
             continue
         root = "../" if lang == "en" else ("../" if SITE_LANG != "en" else "") + lang + "/"
         links.append((edition.name, edition.html_lang, f"{up}{root}{pagename}.html"))
@@ -495,6 +524,8 @@ def add_language_links(app, pagename: str, templatename: str, context: dict, doc
 
 def setup(app):
     app.add_js_file(None, type="text/x-mathjax-config", body=MATHJAX_FONT_TIMEOUT)
+    if SITE_LANG == "ja":
+        app.add_js_file(None, body=JAPANESE_SEARCH_SUMMARY, priority=600)
     app.connect("source-read", drop_missing_pages)
     app.connect("doctree-resolved", sanitise_raw_html)
     app.connect("doctree-resolved", link_references)

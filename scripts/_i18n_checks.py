@@ -40,6 +40,7 @@ __all__ = [
     "check",
     "jieba_dictionary",
     "markup_problems",
+    "search_words",
     "term_problems",
     "verbatim_problems",
 ]
@@ -336,13 +337,36 @@ def _message_problems(name: str, message, rules) -> list[str]:
     return problems
 
 
+# Compounds the lessons use that no row of the table holds whole (a reader types them so):
+# kept whole by the site search's word splitter as the table's renderings are.
+SEARCH_COMPOUNDS = {
+    "ja": ("回転位置埋め込み", "正弦波位置エンコーディング", "因果マスク", "アテンションスコア"),
+}
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_KANA = "\u3040-\u309f\u30a0-\u30ff"  # hiragana, katakana (with the long-vowel mark ー)
+
+
+def search_words(lang: str, locale: Path = LOCALE) -> set[str]:
+    """The words the site search of the ``lang`` edition keeps whole: every rendering of
+    ``terminology.md`` (checked or not, also-accepted ones too) written in Han characters or kana
+    without a space, plus :data:`SEARCH_COMPOUNDS`. A lone kana (ら for "et al.") is no word: it
+    would cut から in two."""
+    words = set(SEARCH_COMPOUNDS.get(lang, ()))
+    for _, accepted, _ in _terminology(lang, locale, checked_only=False):
+        for word in accepted:
+            if " " in word or not re.search(f"[{_HAN}{_KANA}]", word):
+                continue
+            if len(word) == 1 and not re.match(f"[{_HAN}]", word):
+                continue
+            words.add(word)
+    return words
+
+
 def jieba_dictionary(lang: str, locale: Path = LOCALE) -> Path:
     """A user dictionary for ``jieba`` (the Chinese search's word splitter) holding the
-    renderings of ``terminology.md``, so that 位置编码 stays one searchable word; written to the
-    temporary folder, returned."""
+    renderings of ``terminology.md`` (:func:`search_words`), so that 位置编码 stays one
+    searchable word; written to the temporary folder, returned."""
     path = Path(tempfile.gettempdir()) / f"course-search-words-{lang}.txt"
-    words = set()
-    for _, accepted, _ in _terminology(lang, locale, checked_only=False):
-        words.update(w for w in accepted if re.search("[\\u4e00-\\u9fff]", w) and " " not in w)
+    words = search_words(lang, locale)
     path.write_text("".join(f"{w} 100000 n\n" for w in sorted(words)), encoding="utf-8")
     return path

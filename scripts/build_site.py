@@ -5,10 +5,12 @@ Usage::
     python scripts/build_site.py                  # -> _build/site/, open _build/site/index.html
     python scripts/build_site.py --out /tmp/site
     python scripts/build_site.py --lang zh_CN     # English, and the Chinese edition in zh_CN/
+    python scripts/build_site.py --lang ja        # English, and the Japanese edition in ja/
     python scripts/build_site.py --lang en        # the English edition alone
 
 Every edition with catalogues in ``locale/`` is built by default: the English site at the root of
-``--out``, each translated edition in a folder named by its language (``zh_CN/index.html``), from
+``--out``, each translated edition in a folder named by its language (``zh_CN/index.html``,
+``ja/index.html``), from
 the notebooks ``scripts/build_translation.py`` writes; every page links to its other editions.
 
 A thin wrapper around ``sphinx-build`` with the configuration in ``docs/conf.py`` (Sphinx, MyST-NB

@@ -3,6 +3,7 @@
 Usage::
 
     python scripts/build_translation.py --lang zh_CN              # -> _build/zh_CN/
+    python scripts/build_translation.py --lang ja                 # -> _build/ja/
     python scripts/build_translation.py --lang zh_CN --out /tmp/zh
 
 Writes, under ``--out``, the same layout as the course::
@@ -68,6 +69,7 @@ class Edition:
 EDITIONS = {
     "en": Edition("English", "en", "en", " (continued)"),
     "zh_CN": Edition("简体中文", "zh-CN", "zh_CN", "（续）"),
+    "ja": Edition("日本語", "ja", "ja", "（続き）"),
 }
 
 
@@ -198,7 +200,7 @@ def build_translation(lang: str, out: Path, root: Path = ROOT) -> tuple[int, int
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lang", required=True, help="e.g. zh_CN")
+    parser.add_argument("--lang", required=True, help="e.g. zh_CN, ja")
     parser.add_argument("--out", type=Path, help="default: _build/<lang>")
     args = parser.parse_args(argv)
     out = args.out or DEFAULT_OUT / args.lang

@@ -74,6 +74,7 @@ from _i18n_checks import (  # noqa: E402
     jieba_dictionary,
     markup,
     markup_problems,
+    search_words,
     term_problems,
     verbatim_problems,
 )
@@ -108,6 +109,7 @@ __all__ = [
     "messages_of_markdown",
     "read_catalogue",
     "readme_part",
+    "search_words",
     "site_text",
     "source_files",
     "stats",

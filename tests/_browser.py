@@ -54,7 +54,7 @@ def own_step(request: pytest.FixtureRequest) -> None:
 
 # Sphinx's summary once a search has run: found or not, in the English or the Chinese edition.
 _SEARCH_DONE = (
-    "() => /found|did not match|搜索完成|没有/i.test("
+    "() => /found|did not match|搜索完成|没有|見つかりました|見つかりませんでした/i.test("
     "(document.querySelector('#search-results .search-summary') || {}).innerText || '')"
 )
 

@@ -182,6 +182,55 @@ def test_there_is_a_chinese_edition():
     assert "zh_CN" in build_translation.EDITIONS
 
 
+def test_there_is_a_japanese_edition():
+    assert "ja" in LANGUAGES
+    edition = build_translation.EDITIONS["ja"]
+    assert (edition.name, edition.html_lang, edition.sphinx) == ("日本語", "ja", "ja")
+    assert edition.continued == "（続き）"
+
+
+def _table_rows(lang: str) -> list[list[str]]:
+    """The cells of every row of ``locale/<lang>/terminology.md``'s table, header excluded."""
+    rows = []
+    for line in (i18n.LOCALE / lang / "terminology.md").read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        table_row = line.startswith("|") and len(cells) >= 5 and not set(line) <= set("|-: ")
+        if table_row and not cells[0].lower().startswith("english"):
+            rows.append(cells)
+    return rows
+
+
+def test_japanese_table_has_every_chinese_row_and_no_never_inside_a_rendering():
+    """The Japanese terminology covers every English term of the Chinese one (same order, its
+    own rows added), and no "never" entry is part of a rendering or an accepted one: a "never"
+    is refused in every message, so ロープ (for RoPE) would refuse スロープ, and 頭部 (for head)
+    refuses 冒頭部分."""
+    japanese = [row[0] for row in _table_rows("ja")]
+    chinese = [row[0] for row in _table_rows("zh_CN")]
+    assert len(chinese) >= 100
+    rest = iter(japanese)
+    assert all(english in rest for english in chinese), "a Chinese row is missing or moved"
+    never, accepted = set(), set()
+    for _, rendering, also, refused, *_ in _table_rows("ja"):
+        accepted.add(rendering)
+        accepted.update(a.strip() for a in also.split(";") if a.strip() not in ("", "-"))
+        never.update(n.strip() for n in refused.split(";") if n.strip() not in ("", "-"))
+    clashes = sorted((n, a) for n in never for a in accepted if n in a)
+    assert not clashes, clashes
+    assert "ノートパソコン" in never and "ラップトップ" in accepted
+
+
+def test_numbers_may_be_written_as_japanese_counts():
+    """The English spells a number as a word or counts millions; the Japanese writes digits or
+    万 / 億 (terminology.md, "numbers")."""
+    assert i18n.verbatim_problems("There are two heads.", "ヘッドは 2 つあります。") == []
+    assert i18n.verbatim_problems("about 7 billion parameters", "約 70 億個のパラメーター") == []
+    assert any(
+        p.startswith("number")
+        for p in i18n.verbatim_problems("about 7 billion parameters", "約 700 億個のパラメーター")
+    )  # 700 億 is 70 billion
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
 @pytest.mark.parametrize("source", SOURCES)
 def test_catalogue_is_complete_and_current(lang, source):
@@ -408,6 +457,13 @@ def test_unknown_language_is_refused(tmp_path):
 def test_search_dictionary_keeps_the_terms_whole():
     words = i18n.jieba_dictionary("zh_CN").read_text(encoding="utf-8").split("\n")
     assert "位置编码 100000 n" in words and "旋转 100000 n" in words
+
+
+def test_japanese_search_words_hold_katakana_terms_and_the_compounds():
+    words = i18n.search_words("ja")
+    assert {"位置エンコーディング", "底", "系列長", "回転位置埋め込み", "因果マスク"} <= words
+    assert "ら" not in words  # "et al.": a lone kana would cut から in two
+    assert not any(" " in w for w in words)
 
 
 def test_translated_deck_speaks_its_language_and_keeps_the_notes(edition, tmp_path):
