@@ -56,7 +56,17 @@ DEFAULTS = {
     # The models have no defaults of their own: they take TransformerConfig's (the test below).
     transformer.Transformer: {"config": None},
     transformer.DecoderOnlyTransformer: {"config": None},
-    transformer.TransformerConfig: MODEL_DEFAULTS | {"nope_layers": ()},  # no NoPE layer
+    transformer.TransformerConfig: MODEL_DEFAULTS
+    | {"nope_layers": ()}  # no NoPE layer
+    | {  # one position rule for every layer; Llama 4's released temperature when it is on
+        "layer_types": None,
+        "rope_parameters": None,
+        "sliding_window": None,
+        "attention_chunk_size": None,
+        "attn_temperature_tuning": False,
+        "floor_scale": 8192.0,
+        "attn_scale": 0.1,
+    },
     transformer.TorchReferenceTransformer: {"config": None},
     transformer.greedy_decode: {"eos_id": None, "src_mask": None, "pad_id": 0, "use_cache": False},
     transformer.generate: {"use_cache": True, "cache": None, "dynamic_ntk": None},
