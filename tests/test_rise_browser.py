@@ -15,11 +15,12 @@ It checks that every cell runs without an error (the set-up cell on the first sl
 everything up; hidden as a skipped cell, it left every later cell failing with ``NameError``),
 that the first code cell's result is on screen and the slide has not moved, that body text is at
 least 24 px and code 18 px on screen, that every figure is shown at projector size (at least
-``MIN_FIGURE_PX`` wide or as tall as the window allows, as the decks show a figure as wide as
-the slide's text, shrunk only to fit the slide), that no
-request leaves the machine (every URL but the local server's is recorded and aborted); and it
-measures every slide's height, printing the code slides taller than the window (they scroll;
-the lessons split them). A few minutes on 2 cores. Skips with
+``MIN_FIGURE_PX`` wide, or as tall as the room its slide leaves below its top: ``rise.css`` makes
+a slide with a figure a column as tall as the window, in which the figure takes the room the
+code above it leaves), that no request leaves the machine (every URL but the local server's is
+recorded and aborted), and that no code slide is taller than the window (measured after its
+cells ran: a taller one scrolls, and the lesson splits it into subslides). A few minutes on 2
+cores. Skips with
 a message where Playwright or Chromium is missing; runs when named on the command line or with
 COURSE_BROWSER_TESTS=1, like the other browser tests.
 """
@@ -49,8 +50,10 @@ WIDTH, HEIGHT = 1280, 720
 MIN_BODY_PX, MIN_CODE_PX = 24.0, 18.0
 TOKEN = "rise-test-token"
 # A figure on screen is at projector size when it is this wide (the decks: 1208 px, less where
-# a slide's figures shrink to fit) or as tall as the window allows (rise.css: 100vh - 100px).
-MIN_FIGURE_PX, MIN_FIGURE_HEIGHT_PX = 1000.0, HEIGHT - 100 - 1
+# a slide's figures shrink to fit) or as tall as the room below its top on its slide allows
+# (rise.css: the slide is a column as tall as the window, the figure takes what the code leaves),
+# less FIGURE_SLACK_PX (its cell's padding and footer, the output's margin).
+MIN_FIGURE_PX, FIGURE_SLACK_PX = 1000.0, 24.0
 MAX_SLIDES = 80
 
 
@@ -171,12 +174,14 @@ _SLIDE = r"""
     code: cells.length,
     height: Math.max(slide.scrollHeight, bottom - slide.getBoundingClientRect().top),
     window: innerHeight,
-    // the figure as drawn in its box (object-fit: contain): the box's size at the image's ratio
+    // the figure as drawn in its box (object-fit: contain): the box's size at the image's ratio,
+    // and the room from its top to the slide's bottom (the window's, where the slide is taller)
     figures: [...slide.querySelectorAll('.jp-OutputArea-output img')].filter(shown).map(el => {
       const r = el.getBoundingClientRect();
       const ratio = el.naturalWidth / el.naturalHeight;
       const w = Math.min(r.width, r.height * ratio);
-      return [Math.round(w), Math.round(w / ratio)];
+      const bottom = Math.min(slide.getBoundingClientRect().bottom, innerHeight);
+      return [Math.round(w), Math.round(w / ratio), Math.round(bottom - r.top)];
     }),
   };
 }
@@ -305,15 +310,16 @@ def test_live_slides_run_every_cell_from_a_fresh_kernel(lab):
         if s["code"] and s["height"] > s["window"] + 1
     ]
     small = [
-        f"{s['hash']} {s['heading']!r}: {w}x{h}"
+        f"{s['hash']} {s['heading']!r}: {w}x{h} with {room} px below its top"
         for s in slides
-        for w, h in s["figures"]
-        if w < MIN_FIGURE_PX and h < MIN_FIGURE_HEIGHT_PX
+        for w, h, room in s["figures"]
+        if w < MIN_FIGURE_PX and h < room - FIGURE_SLACK_PX
     ]
-    figures = [f"{s['hash']} {w}x{h}" for s in slides for w, h in s["figures"]]
+    figures = [f"{s['hash']} {w}x{h}" for s in slides for w, h, _ in s["figures"]]
     report = json.dumps(
         {"slides": len(slides), "cells run": len(runs), "title": title, "code slide": sizes,
-         "figures": figures, "tall code slides": tall},
+         "figures": figures, "tall code slides": tall,
+         "code slide heights": {s["hash"]: round(s["height"]) for s in slides if s["code"]}},
         indent=1,
     )  # fmt: skip
     print(report)
@@ -330,10 +336,14 @@ def test_live_slides_run_every_cell_from_a_fresh_kernel(lab):
     )
     assert not moved, f"running a cell moved the slideshow on: {moved}"
     assert figures, f"no figure measured:\n{report}"
-    assert not small, f"figures narrower than {MIN_FIGURE_PX} px: {small}"
-    # Code slides taller than the window scroll (rise.scroll); the lessons split them (not this
-    # test's files): measured and printed above, each slide's height measured.
+    assert not small, (
+        f"figures narrower than {MIN_FIGURE_PX} px and short of the room their slide leaves: "
+        f"{small}"
+    )
     assert all(s["height"] > 0 for s in slides), f"a slide's height was not measured:\n{report}"
+    # A code slide taller than the window scrolls (rise.scroll): the lecturer scrolls while
+    # talking, and the end of the code or its output is off screen. The lesson splits it.
+    assert not tall, f"code slides taller than the {HEIGHT} px window: {tall}\n{report}"
     body = title["body"] + (sizes or {}).get("body", [])
     code = (sizes or {}).get("code", []) + (sizes or {}).get("output", [])
     assert body and code, f"nothing measured:\n{report}"
