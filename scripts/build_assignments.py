@@ -133,6 +133,21 @@ def _defines(source: str, name: str) -> bool:
     return re.search(rf"^\s*def {re.escape(name)}\(", source, re.MULTILINE) is not None
 
 
+def _markdown_groups(cells: list) -> list[str]:
+    """The markdown of ``cells`` as an author wrote it: each markdown cell joined with the
+    cells of slide type ``notes`` right after it (its elaboration, split off for the slides)."""
+    groups: list[str] = []
+    for index, cell in enumerate(cells):
+        if cell.cell_type != "markdown":
+            continue
+        kind = cell.get("metadata", {}).get("slideshow", {}).get("slide_type")
+        if kind == "notes" and index and cells[index - 1].cell_type == "markdown" and groups:
+            groups[-1] += "\n\n" + cell.source
+        else:
+            groups.append(cell.source)
+    return groups
+
+
 def _exercise_region(cells: list) -> list:
     """The cells from the ``## Exercises`` heading on (all cells if there is none)."""
     for i, cell in enumerate(cells):
@@ -155,11 +170,13 @@ def _implementation(cells: list, index: int, checker: str, name: str) -> Exercis
             break
         context.insert(0, cells[i].source)
         i -= 1
-    while i >= 0 and cells[i].cell_type != "markdown":
-        i -= 1
-    items = _items(cells[i].source) if i >= 0 else []
+    # the statement: the nearest markdown above with numbered items, read with the author's
+    # notes cells that continue it (a paragraph split for the slides reads as one)
+    groups = [g for g in _markdown_groups(cells[: i + 1]) if _items(g)] if i >= 0 else []
+    statement = groups[-1] if groups else ""
+    items = _items(statement)
     named = [item for item in items if name in item[1]]
-    number, text = (named or items or [(0, cells[i].source if i >= 0 else "")])[-1]
+    number, text = (named or items or [(0, statement)])[-1]
     return Exercise(number, "implement", text, IMPLEMENT_POINTS, name, checker, context)
 
 
@@ -174,12 +191,11 @@ def find_exercises(lesson: nbformat.NotebookNode) -> list[Exercise]:
             if all(e.name != name for e in exercises):
                 exercises.append(_implementation(cells, i, checker, name))
         # a stub and its checker may share a cell, or the checker may come one cell later
-    for cell in cells:
-        if cell.cell_type == "markdown":
-            for number, text in _items(cell.source):
-                if _EXPLAIN.search(text.split("\n", 1)[0]):
-                    name = f"written_{number}"
-                    exercises.append(Exercise(number, "written", text, WRITTEN_POINTS, name))
+    for group in _markdown_groups(cells):
+        for number, text in _items(group):
+            if _EXPLAIN.search(text.split("\n", 1)[0]):
+                name = f"written_{number}"
+                exercises.append(Exercise(number, "written", text, WRITTEN_POINTS, name))
     return sorted(exercises, key=lambda e: e.number)
 
 
