@@ -155,22 +155,27 @@ def _search(page, folder: Path, query: str) -> list[str]:
     return search_results(page)
 
 
-@pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang.startswith("zh")])
-def test_chinese_search_finds_chinese_words(site, page, lang):
-    found = _search(page, site / lang, "位置编码")
+def _search_finds_the_lessons(page, folder: Path, lang: str, encoding, mask, rotary) -> None:
+    """The edition's words for the sinusoidal encoding, the causal mask and rotary find lessons
+    03 (first), 07 and 11 (top 3), shown as ranked; and each lesson's title words (the part
+    before "：") find that lesson in the top 3."""
+    found = _search(page, folder, encoding)
     assert found[:1] == ["03_sinusoidal_encoding.html"], found[:5]
-    assert "07_masks.html" in _search(page, site / lang, "因果掩码")[:3]
-    shown = _search(page, site / lang, "旋转位置编码")
+    assert "07_masks.html" in _search(page, folder, mask)[:3]
+    shown = _search(page, folder, rotary)
     assert "11_relative_and_rotary.html" in shown[:3], shown[:5]
-    assert ranked_pages(page, "旋转位置编码") == shown, "the in-page ranking is what is shown"
-    titles = i18n.lesson_titles(lang)
-    for path, (_, title) in titles.items():
+    assert ranked_pages(page, rotary) == shown, "the in-page ranking is what is shown"
+    for path, (_, title) in i18n.lesson_titles(lang).items():
         if "/solutions/" in path:
             continue
         words = re.sub(r"^\d\d\s*·\s*", "", title).split("：")[0]
-        stem = Path(path).stem
         found = ranked_pages(page, words)  # one page load, not one per lesson
-        assert f"{stem}.html" in found[:3], (stem, words, found[:5])
+        assert f"{Path(path).stem}.html" in found[:3], (path, words, found[:5])
+
+
+@pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang.startswith("zh")])
+def test_chinese_search_finds_chinese_words(site, page, lang):
+    _search_finds_the_lessons(page, site / lang, lang, "位置编码", "因果掩码", "旋转位置编码")
 
 
 @pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang == "ja"])
@@ -178,12 +183,10 @@ def test_japanese_search_finds_japanese_words(site, page, lang):
     """Sphinx's TinySegmenter alone indexes 位置 and エンコーディング, never the word typed whole;
     the course's splitter (scripts/_search_ja.py) keeps the terms whole, and the query splitter
     cuts what a reader types without spaces into the words the index holds."""
-    found = _search(page, site / lang, "位置エンコーディング")
-    assert found[:1] == ["03_sinusoidal_encoding.html"], found[:5]
-    assert "07_masks.html" in _search(page, site / lang, "因果マスク")[:3]
-    shown = _search(page, site / lang, "回転位置埋め込み")
-    assert "11_relative_and_rotary.html" in shown[:3], shown[:5]
-    assert ranked_pages(page, "回転位置埋め込み") == shown, "the in-page ranking is what is shown"
+    folder = site / lang
+    _search_finds_the_lessons(
+        page, folder, lang, "位置エンコーディング", "因果マスク", "回転位置埋め込み"
+    )
     for query, lesson in (
         ("外挿", "12_length_extrapolation"),
         ("等比数列", "03_sinusoidal_encoding"),
@@ -191,14 +194,6 @@ def test_japanese_search_finds_japanese_words(site, page, lang):
         found = ranked_pages(page, query)
         assert f"{lesson}.html" in found[:5], (query, found[:8])
     assert "03_sinusoidal_encoding.html" in ranked_pages(page, "底")  # one character, kept
-    titles = i18n.lesson_titles(lang)
-    for path, (_, title) in titles.items():
-        if "/solutions/" in path:
-            continue
-        words = re.sub(r"^\d\d\s*·\s*", "", title).split("：")[0]
-        stem = Path(path).stem
-        found = ranked_pages(page, words)
-        assert f"{stem}.html" in found[:3], (stem, words, found[:5])
 
 
 _SECTION_LINK = re.compile(r'<a [^>]*href="([0-9]{2}_[a-z_]+\.html)#([^"]+)"')
