@@ -16,7 +16,9 @@ The slide convention (``notebooks/README.md``):
 - cells are grouped by ``metadata.slideshow.slide_type`` (see ``scripts/tag_slides.py``; a notebook
   not tagged yet is tagged in memory with the same rules, never on disk);
 - code is hidden and its outputs (figures, printed checks) stay, except in cells tagged
-  ``slide-show-code``; a code cell with no output and hidden code leaves the deck;
+  ``slide-show-code``; a code cell with no output and hidden code leaves the deck (one that
+  starts a subslide hands it, and its notes, to the next shown cell, or leaves it out where that
+  cell starts a slide or subslide itself);
 - ``notebooks/lectures/NN_notes.md`` holds the lecturer's speaker notes of lesson NN, shown in the
   speaker view (``S``) and never to learners. One ``## `` block per section heading (talking
   points, ``**Ask the room:**``, ``**Expected answers:**``, ``**Usual misconception:**``,
@@ -186,15 +188,29 @@ def slide_notebook(
     notebook = copy.deepcopy(notebook)
     tag_notebook(notebook)  # in memory only
     _describe_widgets(notebook)
-    for cell in notebook.cells:
+    subslide_notes = dict(subslide_notes) if subslide_notes is not None else None
+    for index, cell in enumerate(notebook.cells):
         if cell.cell_type != "code" or SHOW_CODE_TAG in cell.metadata.get("tags", []):
             continue
         cell.metadata["slide_hide_code"] = True  # read by the template below
-        if not cell.get("outputs") and cell.metadata["slideshow"]["slide_type"] in (
-            "-",
-            "fragment",
-        ):
-            cell.metadata["slideshow"]["slide_type"] = "skip"
+        slide_type = cell.metadata["slideshow"]["slide_type"]
+        if cell.get("outputs") or slide_type not in ("-", "fragment", "subslide"):
+            continue
+        cell.metadata["slideshow"]["slide_type"] = "skip"
+        if slide_type == "subslide":
+            # a figure drawn here and shown by a later cell (the live slides show its code on a
+            # subslide of its own): the deck drops the empty subslide; the next shown cell
+            # starts it instead, with its notes, unless it starts a (sub)slide itself
+            after = next(
+                (c for c in notebook.cells[index + 1 :]
+                 if c.metadata["slideshow"]["slide_type"] not in ("skip", "notes")),
+                None,
+            )  # fmt: skip
+            note = (subslide_notes or {}).pop(cell.get("id", ""), None)
+            if after is not None and after.metadata["slideshow"]["slide_type"] in ("-", "fragment"):
+                after.metadata["slideshow"]["slide_type"] = "subslide"
+                if note is not None and subslide_notes is not None:
+                    subslide_notes.setdefault(after.get("id", ""), note)
     if notes or subslide_notes:
         # before the labels below, so that a subslide is still the cell that starts it
         unmatched = merge_notes(notebook, notes or {}, subslide_notes)

@@ -14,10 +14,11 @@ a fresh kernel with no step outside the slideshow:
 It checks that every cell runs without an error (the set-up cell on the first slide sets
 everything up; hidden as a skipped cell, it left every later cell failing with ``NameError``),
 that the first code cell's result is on screen and the slide has not moved, that body text is at
-least 24 px and code 18 px on screen, that every figure is shown at projector size (at least
-``MIN_FIGURE_PX`` wide, or as tall as the room its slide leaves below its top: ``rise.css`` makes
-a slide with a figure a column as tall as the window, in which the figure takes the room the
-code above it leaves), that no request leaves the machine (every URL but the local server's is
+least 24 px and code 18 px on screen, that every figure is shown at projector size: at least as
+large (width and height, within ``FIGURE_SLACK_PX``) as the same figure in the lesson's offline
+deck, built by ``scripts/build_slides.py`` in the test and measured in the same 1280x720 window
+(the deck hides the code; a live slide that shows code above its figure leaves the figure less
+room, so the lesson draws a figure in one cell and shows it in the next, ``fig``), that no request leaves the machine (every URL but the local server's is
 recorded and aborted), and that no code slide is taller than the window (measured after its
 cells ran: a taller one scrolls, and the lesson splits it into subslides). A few minutes on 2
 cores. Skips with
@@ -49,11 +50,10 @@ LESSON = ROOT / "notebooks" / "06_scaled_dot_product_attention.ipynb"
 WIDTH, HEIGHT = 1280, 720
 MIN_BODY_PX, MIN_CODE_PX = 24.0, 18.0
 TOKEN = "rise-test-token"
-# A figure on screen is at projector size when it is this wide (the decks: 1208 px, less where
-# a slide's figures shrink to fit) or as tall as the room below its top on its slide allows
-# (rise.css: the slide is a column as tall as the window, the figure takes what the code leaves),
-# less FIGURE_SLACK_PX (its cell's padding and footer, the output's margin).
-MIN_FIGURE_PX, FIGURE_SLACK_PX = 1000.0, 24.0
+# A live figure is at projector size when it is at least as large, width and height, as the same
+# figure in the lesson's offline deck in the same 1280x720 window (the deck hides the code, so a
+# figure there takes its slide), less FIGURE_SLACK_PX (rounding of the two layouts).
+FIGURE_SLACK_PX = 2.0
 MAX_SLIDES = 80
 
 
@@ -181,7 +181,8 @@ _SLIDE = r"""
       const ratio = el.naturalWidth / el.naturalHeight;
       const w = Math.min(r.width, r.height * ratio);
       const bottom = Math.min(slide.getBoundingClientRect().bottom, innerHeight);
-      return [Math.round(w), Math.round(w / ratio), Math.round(bottom - r.top)];
+      return [Math.round(w), Math.round(w / ratio), Math.round(bottom - r.top),
+              el.naturalWidth, el.naturalHeight];
     }),
   };
 }
@@ -249,6 +250,41 @@ def _present(page, frame) -> tuple[list[dict], list[dict], dict | None]:
     return slides, runs, sizes
 
 
+def deck_figures(playwright, out: Path) -> list[dict]:
+    """Lesson 06's offline deck, built by the real build command into ``out`` and opened in the
+    same 1280x720 window: its figures in order, each with its natural and on-screen size."""
+    import test_slides_browser as decks
+
+    decks.build_decks(out, [LESSON])
+    browser, context, _ = decks.open_browser(playwright)
+    try:
+        report = decks.measure_deck(context, out / f"{LESSON.stem}.slides.html")
+    finally:
+        browser.close()
+    scale = report["scale"]
+    return [
+        {"where": f"{row['h']}.{row['v']} cell {figure['cell']}",
+         "natural": figure["natural"],
+         "shown": [round(figure["shown"][0] * scale), round(figure["shown"][1] * scale)]}
+        for row in report["slides"]
+        for figure in row["figures"]
+    ]  # fmt: skip
+
+
+def smaller_than_deck(live: list[list], deck: list[dict]) -> list[str]:
+    """The live figures (``[width, height, room, natural width, natural height]`` in order of
+    the slideshow, with the slide's hash last) smaller on screen than the same figure in the
+    deck (the n-th of each, the same picture: its natural size must agree)."""
+    if [figure[3:5] for figure in live] != [figure["natural"] for figure in deck]:
+        return [f"live and deck figures differ: {[f[3:5] for f in live]} vs {deck}"]
+    return [
+        f"{where} {w}x{h} live, {shown[0]}x{shown[1]} in the deck ({figure['where']})"
+        for (w, h, _, _, _, where), figure in zip(live, deck, strict=True)
+        for shown in [figure["shown"]]
+        if w < shown[0] - FIGURE_SLACK_PX or h < shown[1] - FIGURE_SLACK_PX
+    ]
+
+
 def test_live_slides_run_every_cell_from_a_fresh_kernel(lab):
     from playwright.sync_api import sync_playwright
 
@@ -265,6 +301,7 @@ def test_live_slides_run_every_cell_from_a_fresh_kernel(lab):
             route.abort()
 
     with sync_playwright() as playwright:
+        deck = deck_figures(playwright, present.parent / "deck")
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
         context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
         context.route("**/*", guard)
@@ -309,16 +346,12 @@ def test_live_slides_run_every_cell_from_a_fresh_kernel(lab):
         for s in slides
         if s["code"] and s["height"] > s["window"] + 1
     ]
-    small = [
-        f"{s['hash']} {s['heading']!r}: {w}x{h} with {room} px below its top"
-        for s in slides
-        for w, h, room in s["figures"]
-        if w < MIN_FIGURE_PX and h < room - FIGURE_SLACK_PX
-    ]
-    figures = [f"{s['hash']} {w}x{h}" for s in slides for w, h, _ in s["figures"]]
+    live = [[*figure, s["hash"]] for s in slides for figure in s["figures"]]
+    small = smaller_than_deck(live, deck)
+    figures = [f"{where} {w}x{h}" for w, h, *_, where in live]
     report = json.dumps(
         {"slides": len(slides), "cells run": len(runs), "title": title, "code slide": sizes,
-         "figures": figures, "tall code slides": tall,
+         "figures": figures, "deck figures": deck, "tall code slides": tall,
          "code slide heights": {s["hash"]: round(s["height"]) for s in slides if s["code"]}},
         indent=1,
     )  # fmt: skip
@@ -336,10 +369,7 @@ def test_live_slides_run_every_cell_from_a_fresh_kernel(lab):
     )
     assert not moved, f"running a cell moved the slideshow on: {moved}"
     assert figures, f"no figure measured:\n{report}"
-    assert not small, (
-        f"figures narrower than {MIN_FIGURE_PX} px and short of the room their slide leaves: "
-        f"{small}"
-    )
+    assert not small, f"live figures smaller than in the offline deck at 1280x720: {small}"
     assert all(s["height"] > 0 for s in slides), f"a slide's height was not measured:\n{report}"
     # A code slide taller than the window scrolls (rise.scroll): the lecturer scrolls while
     # talking, and the end of the code or its output is off screen. The lesson splits it.

@@ -176,6 +176,43 @@ def test_code_is_hidden_on_slides_unless_tagged():
     assert by_source["print(1 + 1)"].metadata["slideshow"]["slide_type"] == "-"
 
 
+def test_an_empty_code_subslide_leaves_the_deck_and_hands_on_its_start(capsys):
+    """A figure drawn on a subslide of its own and shown by a later cell (the live slides show
+    the drawing code there): the deck has no empty subslide; where the next cell continues it,
+    that cell starts the subslide and takes its notes."""
+    from _speaker_notes import SubslideNote
+
+    def image(code: str):
+        png = nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo="})
+        return nbformat.v4.new_code_cell(code, execution_count=1, outputs=[png])
+
+    new_md, new_code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    cells = [
+        new_md("# 99 · A lesson"),
+        new_code("import helpers"),  # the set-up cell, on the title slide
+        new_md("## A section"),
+        new_code("fig = draw()"),
+        image("fig"),
+        new_code("fig2 = draw()"),
+        image("fig2"),
+    ]
+    for index, kind in [(3, "subslide"), (4, "subslide"), (5, "subslide"), (6, "-")]:
+        cells[index].metadata["slideshow"] = {"slide_type": kind}
+    notebook = nbformat.v4.new_notebook(cells=cells)
+    notes = {
+        cell.id: SubslideNote("A section", cell.id, "x", f"- {cell.source}\n\n**Minutes:** 1", 1)
+        for cell in cells[3:6]
+    }
+    deck = build_slides.slide_notebook(notebook, {"A section": "- a\n\n**Minutes:** 5"}, "t", notes)
+    shown = [[c.source for c in group if c.cell_type == "code"] for group in _slides(deck)]
+    assert [group for group in shown if group] == [["fig"], ["fig2"]], shown
+    assert all(group for group in _slides(deck)), "an empty slide"
+    note_text = "\n".join(c.source for c in deck.cells if _type(c) == "notes")
+    assert "fig2 = draw()" in note_text, "the handed-on subslide keeps its notes"
+    assert "- fig = draw()" not in note_text, "the dropped subslide's notes left with it"
+    assert "notes that match no" not in capsys.readouterr().err
+
+
 NOTES = """# Speaker notes, lesson 99
 
 ## First section
