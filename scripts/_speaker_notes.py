@@ -90,7 +90,9 @@ def _section_heading(cell) -> str | None:
 
 
 def subslides(notebook) -> list[tuple[str | None, str, str | None]]:
-    """Every subslide of a tagged notebook, in order: (the ``## `` section it belongs to, or
+    """Every slide of a tagged notebook that takes a ``### <cell id>`` sub-block of the notes
+    file, in order: the title slide (a slide before the first section: what to say while the
+    lesson's title is up) and every subslide. For each: (the ``## `` section it belongs to, or
     ``None`` before the first section; the id of the cell that starts it; that cell's ``### ``
     heading, or ``None`` when it opens without one)."""
     found, section = [], None
@@ -98,7 +100,8 @@ def subslides(notebook) -> list[tuple[str | None, str, str | None]]:
         heading = _section_heading(cell)
         if heading is not None:
             section = heading
-        if cell.metadata.get("slideshow", {}).get("slide_type") == "subslide":
+        kind = cell.metadata.get("slideshow", {}).get("slide_type")
+        if kind == "subslide" or (kind == "slide" and section is None):
             first = next((line for line in cell.source.splitlines() if line.strip()), "")
             own = first[4:].strip() if first.startswith("### ") else None
             found.append((section, cell.get("id"), own if cell.cell_type == "markdown" else None))
@@ -182,7 +185,7 @@ def merge_notes(
     cell with the same text (in memory), and on each subslide its own notes from
     ``subslide_notes`` (keyed by the id of the cell that starts the subslide), headed by the
     section's name and minutes (:func:`continued_note`), so that no slide of a section shows an
-    empty notes panel; return what matched nothing: headings, then ``### <cell id>`` of
+    empty notes panel, and on the title slide its own sub-block; return what matched nothing: headings, then ``### <cell id>`` of
     sub-blocks naming no subslide of the notebook."""
     subslide_notes = subslide_notes or {}
     by_section: dict[str | None, list[int]] = {}
@@ -201,6 +204,9 @@ def merge_notes(
             if current is not None:
                 cells.append(_notes_cell(speaker_note(notes[current], by_section.get(current))))
                 used.add(current)
+            elif not started and (note := subslide_notes.get(cell.get("id", ""))) is not None:
+                used_subs.add(note.cell_id)  # the title slide's own sub-block
+                cells.append(_notes_cell(continued_note(None, None, note, note.cell_id)))
         elif slide_type == "subslide" and (current is not None or not started):
             cell_id = cell.get("id", "")
             note = subslide_notes.get(cell_id)

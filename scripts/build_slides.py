@@ -29,7 +29,9 @@ The slide convention (``notebooks/README.md``):
   ``subslide``: a ``### `` heading or an author's split; cell ids survive edits of the text), the
   label its ``### `` heading or words for a person. It becomes that subslide's notes, headed
   "n of N min · continued" and followed by the section's name and question. Sub-blocks before the
-  first ``## `` belong to the title slide's subslides ("n min · opening"). A subslide without a
+  first ``## `` belong to the title slide (keyed by the title cell's id: what to say while the
+  title is up, before the author's introduction) and its subslides ("n min · opening"; 2 minutes
+  at most together). A slide or subslide without a
   sub-block gets its section's name and question and the line to add, and the build names it on
   stderr, as it does a block or sub-block that matches nothing; ``tests/test_lecture_notes.py``
   fails on either;

@@ -78,16 +78,18 @@ def subslide_blocks(path: Path) -> list[tuple[str | None, str, str, str]]:
 
 
 def notebook_subslides(path: Path) -> list[tuple[str | None, str, str | None]]:
-    """Every subslide of a lesson (its cells' `slideshow.slide_type`, as committed): (the `##`
-    section it belongs to, None on the title slide; the id of the cell that starts it; that
-    cell's `### ` heading when it opens with one)."""
+    """Every slide of a lesson that takes its own sub-block (its cells' `slideshow.slide_type`,
+    as committed): the title slide, then every subslide. For each: (the `##` section it belongs
+    to, None before the first; the id of the cell that starts it; that cell's `### ` heading
+    when it opens with one)."""
     found, section = [], None
     for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
         lines = [line for line in "".join(cell["source"]).splitlines() if line.strip()]
         first = lines[0] if lines else ""
         if cell["cell_type"] == "markdown" and first.startswith("## "):
             section = first[3:].strip()
-        if cell["metadata"].get("slideshow", {}).get("slide_type") == "subslide":
+        kind = cell["metadata"].get("slideshow", {}).get("slide_type")
+        if kind == "subslide" or (kind == "slide" and section is None):
             heading = first[4:].strip() if first.startswith("### ") else None
             found.append(
                 (section, cell["id"], heading if cell["cell_type"] == "markdown" else None)
@@ -171,7 +173,7 @@ def test_every_subslide_has_its_own_notes(lesson):
 def test_every_subslide_block_is_short_and_timed(lesson):
     """1-3 talking points, the first one short, and `**Minutes:** N` last; the room's question
     stays with the section (its first slide); a section's subslides leave at least a minute to
-    its first slide, and a title slide's subslides take at most 2."""
+    its first slide, and a title slide and its subslides take at most 2."""
     blocks = note_blocks(notes_for(lesson))
     used: dict[str | None, int] = {}
     for section, cell_id, _, text in subslide_blocks(notes_for(lesson)):

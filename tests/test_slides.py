@@ -215,6 +215,12 @@ def test_an_empty_code_subslide_leaves_the_deck_and_hands_on_its_start(capsys):
 
 NOTES = """# Speaker notes, lesson 99
 
+### {title} · Title slide
+
+- Open with the question of the lesson.
+
+**Minutes:** 1
+
 ## First section
 
 - Ask what a set is.
@@ -247,8 +253,11 @@ NOTES = """# Speaker notes, lesson 99
 
 
 def _notes_for(notebook) -> str:
-    """NOTES with the ids of the lesson's two subslide cells (the ### heading, the author's)."""
-    return NOTES.format(detail=notebook.cells[4].id, second=notebook.cells[7].id)
+    """NOTES with the ids of the lesson's title cell and its two subslide cells (the ###
+    heading, the author's)."""
+    return NOTES.format(
+        title=notebook.cells[0].id, detail=notebook.cells[4].id, second=notebook.cells[7].id
+    )
 
 
 def test_notes_become_reveal_notes_of_their_section(tmp_path):
@@ -260,12 +269,13 @@ def test_notes_become_reveal_notes_of_their_section(tmp_path):
     assert list(notes) == ["First section", "Not a section of the lesson"]
     assert notes["First section"].startswith("- Ask what a set is.")
     assert notes["First section"].endswith("**Minutes:** 5"), "a sub-block is not its section's"
-    assert list(subs) == [notebook.cells[4].id, notebook.cells[7].id, "gone-cell"]
+    assert list(subs) == [notebook.cells[i].id for i in (0, 4, 7)] + ["gone-cell"]
     detail = subs[notebook.cells[4].id]
     assert (detail.section, detail.label, detail.minutes) == ("First section", "A detail", 2)
 
     tag_slides.tag_notebook(notebook)
     assert build_slides.subslides(notebook) == [
+        (None, notebook.cells[0].id, None),  # the title slide, before the first section
         ("First section", notebook.cells[4].id, "A detail"),
         ("First section", notebook.cells[7].id, None),  # the author's split: no ### heading
     ]
@@ -290,6 +300,10 @@ def test_notes_become_reveal_notes_of_their_section(tmp_path):
         assert own.source.endswith(
             "*Section: First section.* *Question for the room (first slide):* does order matter?"
         )
+    # the title slide gets its own sub-block, as an opening
+    assert notebook.cells[1].source == (
+        "*1 min · opening, before the first section*\n\n- Open with the question of the lesson."
+    )
     exercises = next(i for i, c in enumerate(notebook.cells) if c.source == "## Exercises")
     assert exercises == len(notebook.cells) - 1  # a section without notes gets none
     assert build_slides.notes_file(Path("notebooks/07_masks.ipynb")) == Path(
@@ -312,10 +326,14 @@ def test_a_subslide_without_its_own_notes_says_what_to_add(capsys):
 
 
 def test_a_title_slides_subslide_gets_opening_notes():
+    """The title slide's own sub-block comes first in its speaker notes, before the author's
+    introduction (a notes cell); its subslide gets its own."""
     notebook = _lesson()
     goals = nbformat.v4.new_markdown_cell("By the end you will be able to")
     goals.metadata["slideshow"] = {"slide_type": "subslide"}
-    notebook.cells.insert(1, goals)
+    introduction = nbformat.v4.new_markdown_cell("A long introduction for the learner.")
+    introduction.metadata["slideshow"] = {"slide_type": "notes"}
+    notebook.cells[1:1] = [introduction, goals]
     notes, subs = build_slides.parse_notes(
         f"# Notes\n\n### {goals.id} · goals\n\n- Read the goals.\n\n**Minutes:** 1\n\n"
         + _notes_for(notebook).split("# Speaker notes, lesson 99", 1)[1]
@@ -325,6 +343,11 @@ def test_a_title_slides_subslide_gets_opening_notes():
     at = next(i for i, c in enumerate(deck.cells) if c.id == goals.id)
     assert deck.cells[at + 1].source == (
         "*1 min · opening, before the first section*\n\n- Read the goals."
+    )
+    (title,) = [c for c in _slides(deck)[0] if _type(c) == "notes"]
+    assert title.source == (
+        "*1 min · opening, before the first section*\n\n"
+        "- Open with the question of the lesson.\n\nA long introduction for the learner."
     )
 
 
@@ -618,7 +641,7 @@ def test_an_authors_notes_cell_goes_to_the_speaker_view_not_the_slide(tmp_path):
     tag_slides.tag_notebook(lesson)
     assert _type(lesson.cells[3]) == "notes" and _type(lesson.cells[9]) == "notes"  # kept
     notes, subs = build_slides.parse_notes(
-        NOTES.format(detail=lesson.cells[5].id, second=lesson.cells[8].id)
+        NOTES.format(title=lesson.cells[0].id, detail=lesson.cells[5].id, second=lesson.cells[8].id)
     )
     deck = build_slides.slide_notebook(lesson, notes, "99_lesson.ipynb", subs)
     groups = _slides(deck)
@@ -640,7 +663,10 @@ def test_an_authors_notes_cell_goes_to_the_speaker_view_not_the_slide(tmp_path):
     (notebooks / "lectures").mkdir(parents=True)
     nbformat.write(lesson, notebooks / "99_lesson.ipynb")
     (notebooks / "lectures" / "99_notes.md").write_text(
-        NOTES.format(detail=lesson.cells[5].id, second=lesson.cells[8].id), encoding="utf-8"
+        NOTES.format(
+            title=lesson.cells[0].id, detail=lesson.cells[5].id, second=lesson.cells[8].id
+        ),
+        encoding="utf-8",
     )
     build_slides.build_slides([notebooks / "99_lesson.ipynb"], tmp_path / "out", root=tmp_path)
     html_text = (tmp_path / "out" / "99_lesson.slides.html").read_text(encoding="utf-8")
