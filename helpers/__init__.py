@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import os
 import random
+import sys
 
 import numpy as np
 import torch
@@ -64,9 +65,22 @@ def seed_everything(seed: int = 0, *, deterministic: bool = True) -> None:
     torch.manual_seed(seed)  # also seeds CUDA generators when CUDA is present
     os.environ["PYTHONHASHSEED"] = str(seed)  # inherited by subprocesses
     if deterministic:
-        torch.use_deterministic_algorithms(True, warn_only=True)
+        _deterministic_algorithms()
         if torch.backends.cudnn.is_available():
             torch.backends.cudnn.benchmark = False
+
+
+def _deterministic_algorithms() -> None:
+    """What ``torch.use_deterministic_algorithms(True, warn_only=True)`` does, without its
+    import of ``torch._inductor`` (``torch._dynamo`` and SymPy: about 1.5 s of CPU, a third of a
+    notebook's set-up cell, for a compiler the course never uses): the same switch of PyTorch's
+    eager operations, and TorchInductor's own flag set now if it is loaded, or else through the
+    variable it reads when it is (``TORCHINDUCTOR_DETERMINISTIC``)."""
+    os.environ["TORCHINDUCTOR_DETERMINISTIC"] = "1"
+    inductor = sys.modules.get("torch._inductor.config")
+    if inductor is not None:
+        inductor.deterministic = True
+    torch._C._set_deterministic_algorithms(True, warn_only=True)
 
 
 def get_device(prefer: str | None = None) -> torch.device:
