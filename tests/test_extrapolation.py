@@ -218,6 +218,26 @@ def test_train_many_gives_the_weights_of_training_one_after_another(workers):
     assert not torch.equal(many[0].out.weight, many[1].out.weight)
 
 
+def test_evaluate_takes_the_rows_a_few_at_a_time_with_the_result_of_one_pass():
+    """150 rows go through the model as 64 + 64 + 22 (EVAL_ROWS), windowed or not, and the
+    accuracies are those of one forward pass over all of them, counted here by hand."""
+    torch.manual_seed(0)
+    tiny, batches = Tiny(), []
+    tiny.register_forward_pre_hook(lambda _, args: batches.append(args[0].shape[0]))
+    x = ex.make_task(150, 40, gen(3))
+    by_position, by_range = ex.evaluate(tiny, x)
+    assert ex.EVAL_ROWS == 64 and batches == [64, 64, 22]
+    with torch.no_grad():
+        right = (tiny(x)[:, :-1].argmax(dim=-1) == x[:, 1:]) & ex.answer_mask(x)[:, 1:]
+    counts = ex.answer_mask(x).sum(dim=0).double().numpy()
+    hits = np.concatenate([[0.0], right.sum(dim=0).double().numpy()])
+    expected = np.where(counts > 0, hits / np.maximum(counts, 1), np.nan)
+    np.testing.assert_array_equal(by_position, expected)
+    assert 0 < by_range["8 <= t < L"] < 1  # an untrained model: some right, some wrong
+    oracle = ex.evaluate(Oracle(), x, window=3)[0]  # the window mask goes with every part
+    assert np.nanmin(oracle[2:]) == 1.0
+
+
 def test_evaluate_many_equals_evaluate_one_by_one():
     x = ex.make_task(50, 80, gen(8))
     models = {"oracle": Oracle(), "zeros": Zeros()}
