@@ -332,11 +332,15 @@ def _plus(a: torch.Tensor | None, b: torch.Tensor | None) -> torch.Tensor | None
 def _fused_attention(q, k, v, mask, dropout_p, attn_bias) -> torch.Tensor:
     """PyTorch's fused kernel with the course's guarantee: no NaN rows (arguments checked)."""
     visible = mask  # where a key is visible: mask True and bias above -inf
-    if attn_bias is not None:
+    if attn_bias is not None and bool(torch.isneginf(attn_bias).any()):
         finite = ~torch.isneginf(attn_bias)
         visible = finite if visible is None else visible & finite
-    if visible is None:
-        return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p)
+    if visible is None:  # no mask, and a bias (if any) that hides no key
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=attn_bias, dropout_p=dropout_p)
+    if bool(visible.any(dim=-1).all()):  # every row sees a key: nothing to open or zero
+        if attn_bias is not None:  # a finite bias: the mask's hidden keys at -inf
+            visible = torch.where(visible, attn_bias, float("-inf"))
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=visible, dropout_p=dropout_p)
     # Open rows with no visible key, so that no kernel meets softmax(all -inf) = NaN
     # (forward or backward); their output is zeroed below, as in the readable path.
     empty = ~visible.any(dim=-1, keepdim=True)  # (..., L_q, 1)
