@@ -9,6 +9,7 @@ update on unchanged sources changes no file.
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import json
 import os
@@ -332,19 +333,38 @@ def lesson_titles(
     (a title is the first heading of the notebook's first cell)."""
     titles = {}
     for path in course_notebooks(root):
-        cell = json.loads(path.read_text(encoding="utf-8"))["cells"][0]
-        heading = next(
-            (b for b in markdown_blocks("".join(cell["source"])) if b.prefix.startswith("#")), None
-        )
+        stat = path.stat()
+        heading = _title_block(str(path), stat.st_mtime_ns, stat.st_size)
         if heading is None:
             continue
         catalogue = catalogue_path(path.relative_to(root), lang, locale)
-        entry = (
-            read_catalogue(catalogue, lang).get(heading.message) if catalogue.is_file() else None
-        )
-        done = entry is not None and entry.string and not entry.fuzzy
-        titles[path.relative_to(root).as_posix()] = (heading.message, entry.string if done else "")
+        translated = ""
+        if catalogue.is_file():
+            stat = catalogue.stat()
+            translated = _translated(
+                str(catalogue), stat.st_mtime_ns, stat.st_size, lang, heading.message
+            )
+        titles[path.relative_to(root).as_posix()] = (heading.message, translated)
     return titles
+
+
+@functools.lru_cache(maxsize=256)
+def _title_block(notebook: str, mtime_ns: int, size: int):
+    """The first heading of a notebook's first cell (a markdown block), or None; read once per
+    version of the file."""
+    cell = json.loads(Path(notebook).read_text(encoding="utf-8"))["cells"][0]
+    return next(
+        (b for b in markdown_blocks("".join(cell["source"])) if b.prefix.startswith("#")), None
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _translated(catalogue: str, mtime_ns: int, size: int, lang: str, message: str) -> str:
+    """The translation of ``message`` in ``catalogue`` ("" if missing, empty or fuzzy), read once
+    per version of the file (its modification time and size are part of the key): checking one
+    file at a time reads every lesson's title, and a catalogue takes a tenth of a second to read."""
+    entry = read_catalogue(Path(catalogue), lang).get(message)
+    return entry.string if entry is not None and entry.string and not entry.fuzzy else ""
 
 
 def languages(locale: Path = LOCALE) -> list[str]:
