@@ -428,12 +428,6 @@ def deck_reports(decks, browser) -> dict[str, dict]:
 
 # ---------------------------------------------------------------- what the reports must say
 
-# The two long walks (every page of the site's three editions; every slide of every deck folder)
-# are module fixtures: under `pytest --dist loadgroup` (.ci/run) the tests reading one walk go to
-# one worker, which walks once, and the two walks run side by side.
-SITE_WALK = pytest.mark.xdist_group("site_walk")
-DECK_WALK = pytest.mark.xdist_group("deck_walk")
-
 
 def _failures(reports: dict[str, dict]) -> dict[str, list[str]]:
     """axe's violations (with the slide where one is), errors and failed or remote requests."""
@@ -476,14 +470,12 @@ def test_site_has_every_page(site):
     assert not missing, f"{site} lacks {missing}"
 
 
-@SITE_WALK
 def test_every_site_page_passes_axe_and_loads_everything(site_reports):
     failures = _failures(site_reports)
     assert not failures, _show(failures)
     assert len(site_reports) >= len(expected_site_pages())
 
 
-@SITE_WALK
 def test_every_site_figure_has_a_text_alternative(site_reports):
     bad = _alt_failures(site_reports)
     assert not bad, _show(bad)
@@ -491,7 +483,6 @@ def test_every_site_figure_has_a_text_alternative(site_reports):
     assert images >= 40, f"only {images} images on the whole site"
 
 
-@SITE_WALK
 def test_site_formulas_are_no_tab_stops_but_keep_their_spoken_text(site_reports):
     bad = _formula_failures(site_reports)
     assert not bad, _show(bad)
@@ -527,7 +518,6 @@ def test_deck_folder_has_every_page(decks):
     assert not missing, f"{decks} lacks {missing}"
 
 
-@DECK_WALK
 def test_every_slide_of_every_deck_passes_axe_and_loads_everything(deck_reports):
     failures = _failures(deck_reports)
     assert not failures, _show(failures)
@@ -538,7 +528,6 @@ def test_every_slide_of_every_deck_passes_axe_and_loads_everything(deck_reports)
     assert sum(slides.values()) >= 300, f"only {sum(slides.values())} slides"
 
 
-@DECK_WALK
 def test_every_deck_figure_has_a_text_alternative(deck_reports):
     bad = _alt_failures(deck_reports)
     assert not bad, _show(bad)
@@ -546,7 +535,6 @@ def test_every_deck_figure_has_a_text_alternative(deck_reports):
     assert images >= 40, f"only {images} images in the decks"
 
 
-@DECK_WALK
 def test_deck_formulas_are_no_tab_stops_but_keep_their_spoken_text(deck_reports):
     bad = _formula_failures(deck_reports)
     assert not bad, _show(bad)
@@ -554,7 +542,6 @@ def test_deck_formulas_are_no_tab_stops_but_keep_their_spoken_text(deck_reports)
     assert formulas >= 500, f"only {formulas} formulas in the decks"
 
 
-@DECK_WALK
 def test_every_slide_number_has_contrast(deck_reports):
     ratios = {n: r["slide_number_contrast"] for n, r in deck_reports.items() if r.get("slides")}
     low = {name: f"{ratio:.2f}:1" for name, ratio in ratios.items() if ratio < 4.5}
