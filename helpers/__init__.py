@@ -72,7 +72,7 @@ def seed_everything(seed: int = 0, *, deterministic: bool = True) -> None:
 
 def _deterministic_algorithms() -> None:
     """What ``torch.use_deterministic_algorithms(True, warn_only=True)`` does, without its
-    import of ``torch._inductor`` (``torch._dynamo`` and SymPy: about 1.5 s of CPU, a third of a
+    import of ``torch._inductor`` (``torch._dynamo`` and SymPy: about 2 s of CPU, a third of a
     notebook's set-up cell, for a compiler the course never uses): the same switch of PyTorch's
     eager operations, and TorchInductor's own flag set now if it is loaded, or else through the
     variable it reads when it is (``TORCHINDUCTOR_DETERMINISTIC``)."""

@@ -97,7 +97,7 @@ RANGES = {
 }
 STEPS, BATCH, PEAK_LR, WARMUP = 250, 32, 5e-3, 25  # the training recipe
 TEST_SEED, NUM_TEST = 12345, 512  # the fresh test data of range_accuracies
-EVAL_ROWS = 64  # test rows per forward pass in evaluate (the same result for any number)
+EVAL_ROWS = 64  # test rows per forward pass in evaluate (each row is computed on its own)
 _TRAIN_SEED_OFFSET = 1000  # training data for seed s come from generator seed 1000 + s
 TASKS = ("sums", "recall")
 # The recall probe: filler tokens 0 .. NUM_VALUES - 1, then RECALL_KEYS key tokens, then the query
