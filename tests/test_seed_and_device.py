@@ -1,5 +1,6 @@
 # The legacy global np.random API is what seed_everything seeds for learners: test it directly.
 # ruff: noqa: NPY002
+import os
 import random
 import subprocess
 import sys
@@ -57,3 +58,11 @@ def test_get_device():
         assert helpers.get_device().type in {"cpu", "mps"}
     with pytest.raises(ValueError, match="prefer"):
         helpers.get_device("tpu")
+
+
+def test_a_pytest_worker_runs_torch_on_its_share_of_the_cores():
+    """Under the README's `pytest` (pytest-xdist) each worker, like the kernels it starts,
+    runs torch on its share of the cores (conftest.py), not on every core."""
+    if not os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
+        pytest.skip("only under pytest-xdist, as the README's `pytest` runs")
+    assert torch.get_num_threads() == int(os.environ["OMP_NUM_THREADS"])
