@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import re
 import subprocess
 import sys
@@ -97,6 +98,21 @@ def test_readme_gives_the_two_commands_that_ci_runs():
     assert readme.split("<!-- test-command -->")[1].split("```")[1].strip() == "bash\npytest"
     # .ci/run reads both commands from the README instead of repeating them.
     assert "readme_command install-and-open" in ci and "readme_command test-command" in ci
+
+
+def test_lesson_00_shows_as_many_checks_as_check_env_makes():
+    """Lesson 00's committed output ("N of N checks OK", its output left out of nbval's
+    comparison: a learner's machine may lack the optional browser) counts today's checks: one
+    per pin of requirements.txt, Python, the browser and the GPU."""
+    notebook = json.loads((ROOT / "notebooks" / "00_start_here.ipynb").read_text("utf-8"))
+    printed = "".join(
+        "".join(output.get("text", ""))
+        for cell in notebook["cells"]
+        if cell["cell_type"] == "code" and "run_checks()" in "".join(cell["source"])
+        for output in cell.get("outputs", [])
+    )
+    total = len(check_env.read_pins(ROOT / "requirements.txt")) + 3
+    assert f"{total} of {total} checks OK" in printed, printed
 
 
 def test_check_env_reports_this_environment_ok(capsys):
